@@ -1,0 +1,143 @@
+"""The small protocols that hosts, embedders, LLM backends and pair gates implement.
+
+atma never imports ``adapters/``: a host is any object with these methods, passed in
+by the caller. Everything crossing these boundaries is plain data defined here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "Completion",
+    "Embedder",
+    "GateScore",
+    "Host",
+    "HostHit",
+    "LLM",
+    "LLMError",
+    "Message",
+    "PairGate",
+]
+
+Message = Mapping[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
+
+
+class LLMError(RuntimeError):
+    """A backend could not produce a completion (load failure, HTTP error, timeout)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Completion:
+    """One LLM reply. ``latency_s`` is wall time of the call, as measured by the backend."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    model: str = ""
+    finish_reason: str = ""
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model. ``json_schema`` asks the backend to constrain output to that schema
+    where it can; callers still validate the text. Raises :class:`LLMError` on failure
+    and on ``timeout`` (seconds)."""
+
+    name: str
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float = 0.0,
+        json_schema: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> Completion: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text to L2-normalised float32 rows of width ``dim``."""
+
+    name: str
+    dim: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostHit:
+    """One row a host returns from ``search``, in the host's own order.
+
+    ``native`` carries host-side state signals when the host has them (for Graphiti:
+    ``valid_at``, ``invalid_at``, ``expired_at``); the overlay reads them as evidence.
+    """
+
+    host_id: str
+    text: str
+    score: float = 0.0
+    time: datetime | None = None
+    speaker: str = ""
+    native: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Host(Protocol):
+    """A memory system the overlay wraps. Every call names its namespace; a host must
+    never return rows of another namespace.
+
+    Optional methods the overlay uses when present:
+      ``answer(query, evidence, *, namespace) -> str``  the host's own plain answerer
+      ``neighbors(host_id, *, namespace) -> list[str]`` weak note/neighbour links (semantic hops)
+      ``native_state(host_id, *, namespace) -> Mapping``  validity fields
+      ``erase(host_ids, *, namespace) -> None``          hard delete
+    """
+
+    name: str
+
+    def add(
+        self,
+        text: str,
+        *,
+        namespace: str,
+        time: datetime | None = None,
+        speaker: str = "",
+        meta: Mapping[str, Any] | None = None,
+    ) -> str: ...
+
+    def search(self, query: str, *, namespace: str, k: int = 10) -> list[HostHit]: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateScore:
+    """Pair metrics of §4.3: topic agreement ``a``, logic compatibility ``b`` (None for
+    gates without a logic view), gap ``d``, and the routing decision."""
+
+    a: float
+    b: float | None
+    d: float | None
+    escalate: bool
+
+
+@runtime_checkable
+class PairGate(Protocol):
+    """Decides which (old record, new record) pairs go to the Judge.
+
+    ``features`` runs once per record; the overlay caches its rows in the bank under
+    ``cache_key`` so that scoring a pair never re-encodes text. ``route`` scores one new
+    row against many old rows (vectorised) and returns one :class:`GateScore` each.
+    """
+
+    name: str
+    cache_key: str
+
+    def features(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def route(self, new: np.ndarray, olds: np.ndarray) -> list[GateScore]: ...
