@@ -1,0 +1,1 @@
+"""atma: a state-aware overlay for agent memory."""
