@@ -1,0 +1,245 @@
+"""In-process llama.cpp backend through ``xllamacpp`` (extra ``atma[llm]``).
+
+One loaded model is shared per (path, n_ctx, n_threads) in the process; each
+:class:`LlamaCppLLM` holds a reference and :meth:`LlamaCppLLM.close` drops it (the model
+is freed when the last holder closes).
+
+Timeouts: the xllamacpp call blocks, so it runs in a worker thread and :meth:`complete`
+raises :class:`LLMError` when ``timeout`` passes. The request also carries llama.cpp's
+``t_max_predict_ms`` so the server itself stops generating (at the next newline after
+the limit) and frees its slot; a reply cut short that way is also reported as a timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from atma.protocols import Completion, LLMError, Message
+
+__all__ = ["LlamaCppConfig", "LlamaCppLLM", "loaded_models"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LlamaCppConfig:
+    """Load settings. ``model``: registry name or ``.gguf`` path. ``n_threads`` None: the
+    CPUs this process may use, at most 8. ``seed``: sampling seed sent with every request."""
+
+    model: str = "qwen2.5-coder-1.5b"
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    seed: int = 0
+
+
+class _Shared:
+    """A loaded xllamacpp server and how many LLM objects hold it."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.refs = 0
+
+
+_lock = threading.Lock()
+_loaded: dict[tuple[str, int, int], _Shared] = {}
+
+
+def loaded_models() -> list[tuple[str, int, int]]:
+    """Keys (path, n_ctx, n_threads) of the models loaded in this process."""
+    with _lock:
+        return list(_loaded)
+
+
+def _default_threads() -> int:
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        n = os.cpu_count() or 1
+    return max(1, min(8, n))
+
+
+def _load_server(path: Path, n_ctx: int, n_threads: int) -> Any:
+    try:
+        import xllamacpp
+    except ImportError as e:
+        raise LLMError("llama.cpp backend needs xllamacpp: pip install 'atma[llm]'") from e
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = n_ctx
+    params.n_parallel = 1
+    params.cpuparams.n_threads = n_threads
+    params.cpuparams_batch.n_threads = n_threads
+    params.warmup = False
+    params.verbosity = -1  # default 3 prints ~25 lines per load and per request to stderr
+    t0 = time.perf_counter()
+    try:
+        server = xllamacpp.Server(params)
+    except Exception as e:  # xllamacpp raises plain RuntimeError/ValueError
+        raise LLMError(f"llama.cpp could not load {path}: {e}") from e
+    logger.info("loaded %s (n_ctx=%d, threads=%d) in %.2fs", path.name, n_ctx, n_threads, time.perf_counter() - t0)
+    return server
+
+
+class LlamaCppLLM:
+    """:class:`atma.protocols.LLM` running a GGUF model in this process.
+
+    The model loads on first use (or :meth:`load`); a registry name is resolved and
+    sha256-verified through :mod:`atma.models` first.
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] = "qwen2.5-coder-1.5b",
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.config = LlamaCppConfig(model=os.fspath(model), n_ctx=n_ctx, n_threads=n_threads, seed=seed)
+        self.name = f"llamacpp:{self.config.model}"
+        self._key: tuple[str, int, int] | None = None
+        self._server: Any = None
+        self.load_s = 0.0
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Resolve and load the model (shared with other instances). Raises LLMError."""
+        if self._server is not None:
+            return
+        from atma.models import ModelError, resolve_gguf
+
+        t0 = time.perf_counter()
+        try:
+            path = resolve_gguf(self.config.model)
+        except ModelError as e:
+            raise LLMError(str(e)) from e
+        key = (str(path), self.config.n_ctx, self.config.n_threads or _default_threads())
+        with _lock:
+            shared = _loaded.get(key)
+            if shared is None:
+                shared = _loaded[key] = _Shared(_load_server(path, key[1], key[2]))
+            shared.refs += 1
+        self._key, self._server = key, shared.server
+        self.load_s = time.perf_counter() - t0
+
+    def close(self) -> None:
+        """Drop this instance's hold; the model is freed when no instance holds it."""
+        if self._key is None:
+            return
+        with _lock:
+            shared = _loaded.get(self._key)
+            if shared is not None:
+                shared.refs -= 1
+                if shared.refs <= 0:
+                    del _loaded[self._key]
+                    logger.info("freed %s", Path(self._key[0]).name)
+        self._key = self._server = None
+
+    def __enter__(self) -> LlamaCppLLM:
+        self.load()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+    # --- completion --------------------------------------------------------------------
+
+    def _request(
+        self,
+        messages: Sequence[Message],
+        max_tokens: int,
+        temperature: float,
+        json_schema: Mapping[str, Any] | None,
+        timeout: float | None,
+    ) -> dict[str, Any]:
+        req: dict[str, Any] = {
+            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "max_tokens": int(max_tokens),
+            "temperature": float(temperature),
+            "seed": self.config.seed,
+            "stream": False,
+        }
+        if json_schema is not None:
+            schema = dict(json_schema)
+            title = schema.get("title")
+            name = title if isinstance(title, str) and title else "reply"
+            req["response_format"] = {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+        if timeout is not None:
+            req["t_max_predict_ms"] = max(1, int(timeout * 1000))
+        return req
+
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_tokens: int,
+        temperature: float = 0.0,
+        json_schema: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> Completion:
+        """One chat completion; see :class:`atma.protocols.LLM`. Raises LLMError."""
+        if timeout is not None and timeout <= 0:
+            raise LLMError(f"{self.name}: timeout must be positive, got {timeout}")
+        self.load()
+        server = self._server
+        req = self._request(messages, max_tokens, temperature, json_schema, timeout)
+        fut: Future[dict[str, Any]] = Future()
+
+        def work() -> None:
+            try:
+                fut.set_result(server.handle_chat_completions(req))
+            except BaseException as e:  # handed to the caller
+                fut.set_exception(e)
+
+        t0 = time.perf_counter()
+        # Daemon thread: an abandoned request must not keep the interpreter from exiting.
+        threading.Thread(target=work, name="atma-llamacpp", daemon=True).start()
+        try:
+            resp = fut.result(timeout=timeout)
+        except TimeoutError:
+            raise LLMError(f"{self.name}: timed out after {timeout:g}s") from None
+        except Exception as e:
+            raise LLMError(f"{self.name}: request failed: {e}") from e
+        latency = time.perf_counter() - t0
+        return self._parse(resp, req, latency, timeout)
+
+    def _parse(self, resp: Any, req: Mapping[str, Any], latency: float, timeout: float | None) -> Completion:
+        if not isinstance(resp, dict):
+            raise LLMError(f"{self.name}: unexpected reply type {type(resp).__name__}")
+        if "error" in resp:
+            err = resp["error"]
+            msg = err.get("message", err) if isinstance(err, dict) else err
+            raise LLMError(f"{self.name}: {msg}")
+        try:
+            choice = resp["choices"][0]
+            text = choice["message"].get("content") or ""
+            finish = choice.get("finish_reason") or ""
+        except (KeyError, IndexError, TypeError, AttributeError) as e:
+            raise LLMError(f"{self.name}: malformed reply ({e!r})") from e
+        usage = resp.get("usage") or {}
+        completion_tokens = int(usage.get("completion_tokens", 0))
+        if timeout is not None and finish == "length" and completion_tokens < req["max_tokens"]:
+            # Stopped by t_max_predict_ms, not by max_tokens.
+            raise LLMError(f"{self.name}: timed out after {timeout:g}s ({completion_tokens} tokens generated)")
+        return Completion(
+            text=text,
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=completion_tokens,
+            latency_s=latency,
+            model=self.name,
+            finish_reason=finish,
+        )
