@@ -1,0 +1,1 @@
+"""Evaluation: stream format, closed-pool grading, LoCoMo data and official scoring."""
