@@ -1,0 +1,444 @@
+"""StateBank: the SQLite store of records, statuses, links, cached gate features and traces.
+
+I/O module. Every ``commit`` is one SQLite transaction (WAL journal): after a crash
+the bank holds the whole commit or none of it. Every query is filtered by namespace.
+Invariants (checked inside the transaction; a violating commit is rolled back):
+
+* a slot never holds two ``active`` records without a ``coexists_with`` or
+  ``scoped_exception`` link between them;
+* ``supersedes``/``superseded_by``, ``evolves_from``/``evolves_to`` and
+  ``coexists_with`` links are written in pairs;
+* nothing is deleted by a state change; only :meth:`StateBank.erase` deletes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from .records import (
+    COEXISTENCE,
+    RECIPROCAL,
+    Action,
+    Commit,
+    Link,
+    LinkType,
+    Record,
+    Status,
+    TransitionInfo,
+)
+
+__all__ = ["BankError", "InvariantError", "StateBank", "UnknownNamespace"]
+
+log = logging.getLogger(__name__)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS bank_namespaces (
+    name TEXT PRIMARY KEY,
+    created TEXT NOT NULL,
+    next_seq INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS bank_records (
+    namespace TEXT NOT NULL,
+    id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    time TEXT,
+    speaker TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL,
+    slot TEXT NOT NULL,
+    host_id TEXT NOT NULL DEFAULT '',
+    transition TEXT,
+    meta TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (namespace, id)
+);
+CREATE INDEX IF NOT EXISTS bank_records_host ON bank_records(namespace, host_id);
+CREATE INDEX IF NOT EXISTS bank_records_slot ON bank_records(namespace, slot);
+CREATE TABLE IF NOT EXISTS bank_links (
+    namespace TEXT NOT NULL,
+    src TEXT NOT NULL,
+    type TEXT NOT NULL,
+    dst TEXT NOT NULL,
+    PRIMARY KEY (namespace, src, type, dst)
+);
+CREATE INDEX IF NOT EXISTS bank_links_dst ON bank_links(namespace, dst);
+CREATE TABLE IF NOT EXISTS bank_features (
+    namespace TEXT NOT NULL,
+    id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    vec BLOB NOT NULL,
+    PRIMARY KEY (namespace, id, key)
+);
+CREATE TABLE IF NOT EXISTS bank_traces (
+    trace_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    namespace TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    created TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS bank_traces_ns ON bank_traces(namespace, trace_id);
+CREATE TABLE IF NOT EXISTS bank_trace_refs (
+    trace_id INTEGER NOT NULL,
+    namespace TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    PRIMARY KEY (trace_id, record_id)
+);
+CREATE INDEX IF NOT EXISTS bank_trace_refs_rec ON bank_trace_refs(namespace, record_id);
+"""
+
+
+class BankError(RuntimeError):
+    """A bank operation was refused."""
+
+
+class InvariantError(BankError):
+    """A commit would break a bank invariant; nothing was written."""
+
+
+class UnknownNamespace(BankError):
+    """The namespace has never been written to."""
+
+
+def _iso(t: datetime | None) -> str | None:
+    return t.isoformat() if t else None
+
+
+def _parse_time(s: str | None) -> datetime | None:
+    return datetime.fromisoformat(s) if s else None
+
+
+class StateBank:
+    """SQLite-backed state bank. ``path`` may be ``":memory:"`` or a file shared with a host."""
+
+    def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
+        self.path = str(path)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        self._db.row_factory = sqlite3.Row
+        if self.path != ":memory:":
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=OFF")
+        with self._tx():
+            for stmt in _SCHEMA.split(";"):
+                if stmt.strip():
+                    self._db.execute(stmt)
+
+    # ----------------------------------------------------------------- plumbing
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            else:
+                self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "StateBank":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --------------------------------------------------------------- namespaces
+    def namespaces(self) -> list[str]:
+        return [r[0] for r in self._db.execute("SELECT name FROM bank_namespaces ORDER BY name")]
+
+    def has_namespace(self, namespace: str) -> bool:
+        return self._db.execute("SELECT 1 FROM bank_namespaces WHERE name=?", (namespace,)).fetchone() is not None
+
+    def require_namespace(self, namespace: str) -> None:
+        if not self.has_namespace(namespace):
+            known = ", ".join(self.namespaces()) or "none"
+            raise UnknownNamespace(f"unknown namespace {namespace!r} (known: {known})")
+
+    def ensure_namespace(self, namespace: str) -> None:
+        if not namespace or not isinstance(namespace, str):
+            raise BankError("namespace must be a non-empty string")
+        with self._tx() as db:
+            db.execute("INSERT OR IGNORE INTO bank_namespaces(name, created) VALUES (?, ?)",
+                       (namespace, datetime.now(timezone.utc).isoformat()))
+
+    def next_id(self, namespace: str) -> tuple[str, int]:
+        """Reserve the next record id of a namespace (``r<seq>``)."""
+        self.ensure_namespace(namespace)
+        with self._tx() as db:
+            seq = db.execute("SELECT next_seq FROM bank_namespaces WHERE name=?", (namespace,)).fetchone()[0]
+            db.execute("UPDATE bank_namespaces SET next_seq=? WHERE name=?", (seq + 1, namespace))
+        return f"r{seq}", seq
+
+    # -------------------------------------------------------------------- reads
+    def _load(self, namespace: str, rows: Sequence[sqlite3.Row]) -> list[Record]:
+        if not rows:
+            return []
+        ids = [r["id"] for r in rows]
+        links: dict[str, list[Link]] = {i: [] for i in ids}
+        for chunk in _chunks(ids, 500):
+            q = f"SELECT src, type, dst FROM bank_links WHERE namespace=? AND src IN ({','.join('?' * len(chunk))}) ORDER BY rowid"
+            for src, typ, dst in self._db.execute(q, (namespace, *chunk)):
+                links[src].append(Link(LinkType(typ), dst))
+        out = []
+        for r in rows:
+            tr = json.loads(r["transition"]) if r["transition"] else None
+            out.append(Record(
+                id=r["id"], namespace=namespace, text=r["text"], time=_parse_time(r["time"]),
+                speaker=r["speaker"], status=Status(r["status"]), slot=r["slot"],
+                links=tuple(links[r["id"]]), host_id=r["host_id"],
+                transition=TransitionInfo(**tr) if tr else None, seq=r["seq"],
+                meta=json.loads(r["meta"]),
+            ))
+        return out
+
+    def get(self, namespace: str, record_id: str) -> Record | None:
+        got = self.get_many(namespace, [record_id])
+        return got.get(record_id)
+
+    def get_many(self, namespace: str, ids: Iterable[str]) -> dict[str, Record]:
+        ids = list(dict.fromkeys(ids))
+        rows: list[sqlite3.Row] = []
+        for chunk in _chunks(ids, 500):
+            q = f"SELECT * FROM bank_records WHERE namespace=? AND id IN ({','.join('?' * len(chunk))})"
+            rows.extend(self._db.execute(q, (namespace, *chunk)))
+        return {r.id: r for r in self._load(namespace, rows)}
+
+    def by_host_ids(self, namespace: str, host_ids: Iterable[str]) -> dict[str, Record]:
+        """Records keyed by host id (the first record written for each host id)."""
+        host_ids = list(dict.fromkeys(host_ids))
+        rows: list[sqlite3.Row] = []
+        for chunk in _chunks(host_ids, 500):
+            q = (f"SELECT * FROM bank_records WHERE namespace=? AND host_id IN ({','.join('?' * len(chunk))}) "
+                 "ORDER BY seq")
+            rows.extend(self._db.execute(q, (namespace, *chunk)))
+        out: dict[str, Record] = {}
+        for rec in self._load(namespace, rows):
+            out.setdefault(rec.host_id, rec)
+        return out
+
+    def slot_members(self, namespace: str, slot: str) -> list[Record]:
+        rows = self._db.execute("SELECT * FROM bank_records WHERE namespace=? AND slot=? ORDER BY seq",
+                                (namespace, slot)).fetchall()
+        return self._load(namespace, rows)
+
+    def records(self, namespace: str) -> list[Record]:
+        """Every record of a namespace in insertion order (for inspection and metrics, not per query)."""
+        rows = self._db.execute("SELECT * FROM bank_records WHERE namespace=? ORDER BY seq", (namespace,)).fetchall()
+        return self._load(namespace, rows)
+
+    def count(self, namespace: str) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM bank_records WHERE namespace=?", (namespace,)).fetchone()[0]
+
+    def head(self, namespace: str, record_id: str, *, max_hops: int = 16) -> str:
+        """Follow ``superseded_by``/``evolves_to`` links to the live end of a chain."""
+        cur, seen = record_id, {record_id}
+        for _ in range(max_hops):
+            row = self._db.execute(
+                "SELECT dst FROM bank_links WHERE namespace=? AND src=? AND type IN (?, ?) ORDER BY rowid DESC LIMIT 1",
+                (namespace, cur, LinkType.SUPERSEDED_BY.value, LinkType.EVOLVES_TO.value)).fetchone()
+            if row is None or row[0] in seen:
+                return cur
+            cur = row[0]
+            seen.add(cur)
+        return cur
+
+    # ------------------------------------------------------------------- writes
+    def commit(self, commit: Commit, *, features: Mapping[str, np.ndarray] | None = None) -> Record:
+        """Apply a :class:`Commit` in one transaction and return the stored new record."""
+        rec = commit.record
+        if not rec.namespace:
+            raise BankError("record has no namespace")
+        self.ensure_namespace(rec.namespace)
+        ns = rec.namespace
+        with self._tx() as db:
+            olds = self._rows(db, ns, [c.old_id for c in commit.changes])
+            status, slot, transition = rec.status, rec.slot or rec.id, rec.transition
+            joined = bool(rec.slot)
+            link_rows: list[tuple[str, LinkType, str]] = []
+            status_updates: dict[str, Status] = {}
+            for ch in commit.changes:
+                if ch.action is Action.NONE:
+                    continue
+                old = olds.get(ch.old_id)
+                if old is None:
+                    raise BankError(f"commit refers to unknown record {ch.old_id!r} in namespace {ns!r}")
+                if ch.old_id == rec.id:
+                    raise BankError("a record cannot relate to itself")
+                if ch.action in (Action.SUPERSEDE, Action.TRANSITION, Action.COEXIST, Action.SCOPED_EXCEPTION) and not joined:
+                    slot, joined = old["slot"], True
+                if ch.action is Action.SUPERSEDE:
+                    status_updates[ch.old_id] = Status.SUPERSEDED
+                    link_rows.append((rec.id, LinkType.SUPERSEDES, ch.old_id))
+                elif ch.action is Action.TRANSITION:
+                    status_updates[ch.old_id] = Status.SUPERSEDED
+                    status = Status.TRANSITION
+                    transition = TransitionInfo(source=old["text"], target=ch.summary or rec.text,
+                                                type=ch.transition_type or "change")
+                    link_rows.append((rec.id, LinkType.EVOLVES_FROM, ch.old_id))
+                elif ch.action is Action.COEXIST:
+                    link_rows.append((rec.id, LinkType.COEXISTS_WITH, ch.old_id))
+                elif ch.action is Action.SCOPED_EXCEPTION:
+                    link_rows.append((rec.id, LinkType.SCOPED_EXCEPTION, ch.old_id))
+            for link in rec.links:
+                link_rows.append((rec.id, link.type, link.target))
+            db.execute(
+                "INSERT INTO bank_records(namespace, id, seq, text, time, speaker, status, slot, host_id, transition, meta) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (ns, rec.id, rec.seq, rec.text, _iso(rec.time), rec.speaker, status.value, slot, rec.host_id,
+                 json.dumps(transition.to_json()) if transition else None, json.dumps(dict(rec.meta), default=str)),
+            )
+            for rid, st in status_updates.items():
+                db.execute("UPDATE bank_records SET status=? WHERE namespace=? AND id=?", (st.value, ns, rid))
+            for src, typ, dst in link_rows:
+                self._link(db, ns, src, typ, dst)
+            for key, vec in (features or {}).items():
+                db.execute("INSERT OR REPLACE INTO bank_features(namespace, id, key, vec) VALUES (?,?,?,?)",
+                           (ns, rec.id, key, np.asarray(vec, dtype=np.float32).tobytes()))
+            self._check_slots(db, ns, {slot} | {o["slot"] for o in olds.values()})
+        stored = self.get(ns, rec.id)
+        assert stored is not None
+        return stored
+
+    def _rows(self, db: sqlite3.Connection, ns: str, ids: Sequence[str]) -> dict[str, sqlite3.Row]:
+        out: dict[str, sqlite3.Row] = {}
+        for chunk in _chunks(list(dict.fromkeys(ids)), 500):
+            q = f"SELECT * FROM bank_records WHERE namespace=? AND id IN ({','.join('?' * len(chunk))})"
+            out.update({r["id"]: r for r in db.execute(q, (ns, *chunk))})
+        return out
+
+    @staticmethod
+    def _link(db: sqlite3.Connection, ns: str, src: str, typ: LinkType, dst: str) -> None:
+        db.execute("INSERT OR IGNORE INTO bank_links(namespace, src, type, dst) VALUES (?,?,?,?)", (ns, src, typ.value, dst))
+        partner = RECIPROCAL.get(typ)
+        if partner is not None:
+            db.execute("INSERT OR IGNORE INTO bank_links(namespace, src, type, dst) VALUES (?,?,?,?)",
+                       (ns, dst, partner.value, src))
+
+    @staticmethod
+    def _check_slots(db: sqlite3.Connection, ns: str, slots: Iterable[str]) -> None:
+        for slot in slots:
+            active = [r[0] for r in db.execute(
+                "SELECT id FROM bank_records WHERE namespace=? AND slot=? AND status=?", (ns, slot, Status.ACTIVE.value))]
+            if len(active) < 2:
+                continue
+            marks = ",".join("?" * len(active))
+            pairs = {
+                frozenset((a, b)) for a, b in db.execute(
+                    f"SELECT src, dst FROM bank_links WHERE namespace=? AND type IN (?, ?) AND src IN ({marks}) AND dst IN ({marks})",
+                    (ns, *(t.value for t in COEXISTENCE), *active, *active))
+            }
+            for i, a in enumerate(active):
+                for b in active[i + 1:]:
+                    if frozenset((a, b)) not in pairs:
+                        raise InvariantError(
+                            f"slot {slot!r} in namespace {ns!r} would hold two active records {a} and {b} "
+                            "without a coexists_with or scoped_exception link")
+
+    def add_link(self, namespace: str, src: str, typ: LinkType, dst: str) -> None:
+        """Add one link (and its reciprocal) outside a state commit, e.g. ``derived_from``."""
+        with self._tx() as db:
+            if len(self._rows(db, namespace, [src, dst])) != 2:
+                raise BankError(f"link between unknown records {src!r} -> {dst!r}")
+            self._link(db, namespace, src, typ, dst)
+
+    # ----------------------------------------------------------------- features
+    def features(self, namespace: str, ids: Sequence[str], key: str, dim: int) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for chunk in _chunks(list(ids), 500):
+            q = f"SELECT id, vec FROM bank_features WHERE namespace=? AND key=? AND id IN ({','.join('?' * len(chunk))})"
+            for rid, blob in self._db.execute(q, (namespace, key, *chunk)):
+                v = np.frombuffer(blob, dtype=np.float32)
+                if v.shape[0] == dim:
+                    out[rid] = v
+        return out
+
+    def put_features(self, namespace: str, rows: Mapping[str, np.ndarray], key: str) -> None:
+        with self._tx() as db:
+            for rid, vec in rows.items():
+                db.execute("INSERT OR REPLACE INTO bank_features(namespace, id, key, vec) VALUES (?,?,?,?)",
+                           (namespace, rid, key, np.asarray(vec, dtype=np.float32).tobytes()))
+
+    # ------------------------------------------------------------------- traces
+    def save_trace(self, namespace: str, kind: str, body: Mapping[str, Any], record_ids: Iterable[str]) -> int:
+        with self._tx() as db:
+            cur = db.execute("INSERT INTO bank_traces(namespace, kind, created, body) VALUES (?,?,?,?)",
+                             (namespace, kind, datetime.now(timezone.utc).isoformat(), json.dumps(body, default=str)))
+            tid = int(cur.lastrowid)
+            db.executemany("INSERT OR IGNORE INTO bank_trace_refs(trace_id, namespace, record_id) VALUES (?,?,?)",
+                           [(tid, namespace, rid) for rid in dict.fromkeys(record_ids)])
+        return tid
+
+    def traces(self, namespace: str, *, kind: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        q = "SELECT trace_id, kind, created, body FROM bank_traces WHERE namespace=?"
+        args: list[Any] = [namespace]
+        if kind:
+            q += " AND kind=?"
+            args.append(kind)
+        q += " ORDER BY trace_id DESC LIMIT ?"
+        args.append(limit)
+        return [{"trace_id": r[0], "kind": r[1], "created": r[2], "body": json.loads(r[3])}
+                for r in self._db.execute(q, args)]
+
+    # -------------------------------------------------------------------- erase
+    def erase(self, namespace: str, ids: Sequence[str]) -> list[str]:
+        """Hard delete records, their links, cached features and every trace that mentions them.
+
+        Returns the host ids of the erased records so the caller can erase them in the host.
+        """
+        ids = list(dict.fromkeys(ids))
+        with self._tx() as db:
+            rows = self._rows(db, namespace, ids)
+            for chunk in _chunks(ids, 400):
+                marks = ",".join("?" * len(chunk))
+                tids = [r[0] for r in db.execute(
+                    f"SELECT trace_id FROM bank_trace_refs WHERE namespace=? AND record_id IN ({marks})", (namespace, *chunk))]
+                for tchunk in _chunks(tids, 400):
+                    tm = ",".join("?" * len(tchunk))
+                    db.execute(f"DELETE FROM bank_traces WHERE trace_id IN ({tm})", tchunk)
+                    db.execute(f"DELETE FROM bank_trace_refs WHERE trace_id IN ({tm})", tchunk)
+                db.execute(f"DELETE FROM bank_records WHERE namespace=? AND id IN ({marks})", (namespace, *chunk))
+                db.execute(f"DELETE FROM bank_links WHERE namespace=? AND (src IN ({marks}) OR dst IN ({marks}))",
+                           (namespace, *chunk, *chunk))
+                db.execute(f"DELETE FROM bank_features WHERE namespace=? AND id IN ({marks})", (namespace, *chunk))
+        return [r["host_id"] for r in rows.values() if r["host_id"]]
+
+    def drop_namespace(self, namespace: str) -> None:
+        with self._tx() as db:
+            for table in ("bank_records", "bank_links", "bank_features", "bank_traces", "bank_trace_refs"):
+                db.execute(f"DELETE FROM {table} WHERE namespace=?", (namespace,))
+            db.execute("DELETE FROM bank_namespaces WHERE name=?", (namespace,))
+
+    # ------------------------------------------------------------- diagnostics
+    def check_invariants(self, namespace: str) -> list[str]:
+        """Every invariant violation in a namespace (empty when the bank is sound)."""
+        problems: list[str] = []
+        links = {(r[0], r[1], r[2]) for r in self._db.execute(
+            "SELECT src, type, dst FROM bank_links WHERE namespace=?", (namespace,))}
+        for src, typ, dst in links:
+            partner = RECIPROCAL.get(LinkType(typ))
+            if partner is not None and (dst, partner.value, src) not in links:
+                problems.append(f"{src} -{typ}-> {dst} has no reciprocal {partner.value}")
+        slots = [r[0] for r in self._db.execute("SELECT DISTINCT slot FROM bank_records WHERE namespace=?", (namespace,))]
+        try:
+            self._check_slots(self._db, namespace, slots)
+        except InvariantError as e:
+            problems.append(str(e))
+        return problems
+
+
+def _chunks(items: Sequence[Any], n: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), n):
+        yield items[i:i + n]

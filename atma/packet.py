@@ -1,0 +1,158 @@
+"""Candidate pool, stable pre-rank and TopK (A-TMA §4.4, Eq. 9–12). Pure logic.
+
+The pool is the host's seeds ``A_q`` in host order, view-aware relation hops ``R_q``
+over state links and semantic hops ``N_q`` over weak links, de-duplicated in order.
+Records are looked up through a ``fetch`` callable so the logic stays free of I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Literal, Mapping, Sequence
+
+from .records import NEIGHBOUR, PREDECESSOR, SUCCESSOR, LinkType, Record, Status
+
+__all__ = ["Candidate", "build_pool", "prerank", "apply_selection", "top_k", "PrerankMode"]
+
+Bucket = Literal["seed", "relation", "semantic"]
+PrerankMode = Literal["interleave", "bucket"]
+Fetch = Callable[[Iterable[str]], Mapping[str, Record]]
+
+#: How far relation hops follow a chain of supersessions in one direction.
+MAX_CHAIN = 3
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate:
+    """One row of the candidate pool C_q with where it came from."""
+
+    record: Record
+    bucket: Bucket
+    source: str  # "host#3", "superseded_by<-r7", "coexists_with<-r2", ...
+    seed_rank: int  # host rank of the seed this row hangs off (0-based)
+    host_score: float = 0.0
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    def to_json(self) -> dict[str, object]:
+        r = self.record
+        return {"id": r.id, "bucket": self.bucket, "source": self.source, "seed_rank": self.seed_rank,
+                "status": r.status.value, "slot": r.slot, "time": r.time.isoformat() if r.time else None,
+                "links": [l.to_json() for l in r.links], "text": r.text}
+
+
+def _chain(start: Record, types: frozenset[LinkType], fetch: Fetch) -> list[tuple[Record, str]]:
+    """Records reached from ``start`` by repeatedly following links of ``types``."""
+    out: list[tuple[Record, str]] = []
+    seen = {start.id}
+    frontier = [start]
+    for _ in range(MAX_CHAIN):
+        nxt_ids: list[tuple[str, str]] = []
+        for rec in frontier:
+            for link in rec.links:
+                if link.type in types and link.target not in seen:
+                    seen.add(link.target)
+                    nxt_ids.append((link.target, f"{link.type.value}<-{rec.id}"))
+        if not nxt_ids:
+            break
+        got = fetch([i for i, _ in nxt_ids])
+        frontier = []
+        for rid, via in nxt_ids:
+            if rid in got:
+                out.append((got[rid], via))
+                frontier.append(got[rid])
+    return out
+
+
+def build_pool(
+    seeds: Sequence[tuple[Record, float]],
+    view: str,
+    fetch: Fetch,
+    *,
+    host_neighbors: Mapping[str, Sequence[Record]] | None = None,
+    mode: PrerankMode = "interleave",
+) -> list[Candidate]:
+    """C_q = Dedup(A_q ⊕ R_q ⊕ N_q), ordered by the stable pre-rank π0.
+
+    Relation hops are view-aware: successors of stale seeds unless the view is
+    historical; predecessors unless it is current.
+
+    ``mode="bucket"`` is Eq. 10 literally (all seeds, then all relation hops, then all
+    semantic hops). ``mode="interleave"`` (default) keeps the seeds in host order but
+    places each seed's relation hops right after it, and for a current view puts a
+    stale seed's live successor in the seed's place, moving the stale seed behind it:
+    with a packet of k rows and k or more seeds, relation hops would otherwise never
+    reach the packet without a controller.
+    """
+    follow_succ = view != "historical"
+    follow_pred = view != "current"
+    per_seed: list[tuple[list[Candidate], list[Candidate]]] = []
+    semantic: list[Candidate] = []
+    for rank, (seed, score) in enumerate(seeds):
+        head = [Candidate(record=seed, bucket="seed", source=f"host#{rank + 1}", seed_rank=rank, host_score=score)]
+        rel: list[Candidate] = []
+        if follow_succ and not seed.is_live:
+            for rec, via in _chain(seed, SUCCESSOR, fetch):
+                rel.append(Candidate(record=rec, bucket="relation", source=via, seed_rank=rank))
+        if follow_pred:
+            for rec, via in _chain(seed, PREDECESSOR, fetch):
+                rel.append(Candidate(record=rec, bucket="relation", source=via, seed_rank=rank))
+        if mode == "interleave" and view == "current" and not seed.is_live:
+            live = [c for c in rel if c.record.is_live]
+            if live:
+                # The live successor takes the stale seed's place; the stale seed follows it.
+                first = live[0]
+                head = [first, head[0]]
+                rel = [c for c in rel if c is not first]
+        per_seed.append((head, rel))
+        neigh_ids = seed.linked(*NEIGHBOUR)
+        if neigh_ids:
+            got = fetch(neigh_ids)
+            for rid in neigh_ids:
+                if rid in got:
+                    semantic.append(Candidate(record=got[rid], bucket="semantic", source=f"neighbour<-{seed.id}", seed_rank=rank))
+        for rec in (host_neighbors or {}).get(seed.id, ()):
+            semantic.append(Candidate(record=rec, bucket="semantic", source=f"host-link<-{seed.id}", seed_rank=rank))
+
+    ordered: list[Candidate] = []
+    if mode == "bucket":
+        ordered = [c for head, _ in per_seed for c in head] + [c for _, rel in per_seed for c in rel] + semantic
+    else:
+        for head, rel in per_seed:
+            ordered.extend(head)
+            ordered.extend(rel)
+        ordered.extend(semantic)
+    return _dedup(ordered)
+
+
+def _dedup(rows: Iterable[Candidate]) -> list[Candidate]:
+    seen: set[str] = set()
+    out: list[Candidate] = []
+    for c in rows:
+        if c.id not in seen:
+            seen.add(c.id)
+            out.append(c)
+    return out
+
+
+def prerank(pool: Sequence[Candidate]) -> list[str]:
+    """π0: the pool's own order (stable; ties never reshuffled)."""
+    return [c.id for c in pool]
+
+
+def apply_selection(pi0: Sequence[str], selected: Sequence[str], k: int) -> list[str]:
+    """Eq. 12: controller picks (already in controller order) first, then the rest of π0."""
+    pool = set(pi0)
+    picks = [i for i in dict.fromkeys(selected) if i in pool][:k]
+    rest = [i for i in pi0 if i not in set(picks)]
+    return top_k(picks + rest, k)
+
+
+def top_k(order: Sequence[str], k: int) -> list[str]:
+    return list(order[: max(k, 0)])
+
+
+def status_of(c: Candidate) -> Status:
+    return c.record.status

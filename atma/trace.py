@@ -1,0 +1,108 @@
+"""Traces: frozen, JSON-serialisable records of what the overlay did. Data, not logging."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["JudgeCall", "PairTrace", "QueryTrace", "WriteTrace"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairTrace:
+    """One candidate old record of a write and its gate scores."""
+
+    id: str
+    text: str
+    status: str
+    source: str  # "host#2" or "head<-r4" (live successor of a stale hit) or "link<-r4"
+    a: float
+    b: float | None
+    d: float | None
+    escalate: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeCall:
+    """One Judge audit: ``status`` is ok | invalid_json | schema_error | empty | timeout | error | skipped."""
+
+    old_id: str
+    status: str
+    verdict: dict[str, Any]
+    fallback: bool
+    raw: str = ""
+    error: str = ""
+    latency_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WriteTrace:
+    record_id: str
+    host_id: str
+    text: str
+    gate: str
+    candidates: tuple[PairTrace, ...]
+    judge: tuple[JudgeCall, ...]
+    changes: tuple[dict[str, str], ...]
+    slot: str
+    status: str
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "write", "record_id": self.record_id, "host_id": self.host_id, "text": self.text,
+                "gate": self.gate, "candidates": [c.to_json() for c in self.candidates],
+                "judge": [j.to_json() for j in self.judge], "changes": list(self.changes), "slot": self.slot,
+                "status": self.status, "timings": self.timings}
+
+
+@dataclass(frozen=True, kw_only=True)
+class QueryTrace:
+    """T_q = (ψ(q), C_q, π0, controller, E_q, Ẽ_q, prompt, â)."""
+
+    query: str
+    namespace: str
+    profile: dict[str, Any]
+    pool: tuple[dict[str, Any], ...]
+    prerank: tuple[str, ...]
+    controller: dict[str, Any]
+    packet: tuple[str, ...]
+    labelled: tuple[dict[str, Any], ...]
+    prompt: tuple[dict[str, str], ...]
+    answer: str
+    timings: dict[str, float] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "query", "query": self.query, "namespace": self.namespace, "profile": self.profile,
+                "pool": list(self.pool), "prerank": list(self.prerank), "controller": self.controller,
+                "packet": list(self.packet), "labelled": list(self.labelled), "prompt": list(self.prompt),
+                "answer": self.answer, "timings": self.timings, "config": self.config}
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """Packet record id -> label."""
+        return {row["id"]: row["label"] for row in self.labelled}
+
+    def render(self) -> str:
+        """A readable multi-line view for the CLI."""
+        out = [f"query: {self.query}", f"view: {self.profile.get('view')}  guards: {self.profile.get('guards')}"]
+        out.append(f"candidate pool ({len(self.pool)}):")
+        for row in self.pool:
+            mark = "*" if row["id"] in self.packet else " "
+            out.append(f"  {mark} {row['id']:>6} {row['bucket']:<8} {row['source']:<22} {row['status']:<10} {row['text'][:70]}")
+        c = self.controller
+        out.append(f"controller: mode={c.get('mode')} status={c.get('status')} applied={c.get('applied')} selected={c.get('selected')}")
+        out.append("packet:")
+        for row in self.labelled:
+            when = f" {row['time']}" if row.get("time") else ""
+            out.append(f"  [{row['label']}{when}] {row['id']}: {row['text'][:90]}")
+        t = self.timings
+        out.append(f"answer: {self.answer}")
+        out.append("timings: " + ", ".join(f"{k}={v:.3f}s" for k, v in t.items()))
+        return "\n".join(out)
