@@ -101,7 +101,7 @@ def test_empty_cases(host: BuiltinHost) -> None:
         host.add_many([{"text": "x", "id": "e1"}], namespace="u")
 
 
-def test_speaker_is_indexed_for_third_person_questions(host: BuiltinHost) -> None:
+def test_speaker_is_embedded_but_not_lexically_indexed(host: BuiltinHost) -> None:
     host.add_many(
         [
             {"text": "I moved to Bristol last spring", "speaker": "Caroline"},
@@ -112,6 +112,8 @@ def test_speaker_is_indexed_for_third_person_questions(host: BuiltinHost) -> Non
     )
     hits = host.search("Where did Caroline move?", namespace="u", k=1)
     assert hits[0].text == "I moved to Bristol last spring" and hits[0].speaker == "Caroline"
+    # A name matching every row its speaker said would only add noise to BM25.
+    assert host.conn.execute("SELECT count(*) FROM host_fts WHERE host_fts MATCH 'melanie'").fetchone()[0] == 0
 
 
 # ---------------------------------------------------------------- hybrid retrieval
@@ -356,3 +358,16 @@ def test_closed_host_refuses_calls() -> None:
     host.close()  # idempotent
     with pytest.raises(RuntimeError, match="closed"):
         host.count("u")
+
+
+def test_queries_use_encode_queries_when_the_embedder_has_it() -> None:
+    class Asymmetric(CountingEmbedder):
+        def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+            self.queries = list(texts)
+            return self.inner.encode(texts)
+
+    emb = Asymmetric()
+    with BuiltinHost(embedder=emb) as host:
+        host.add("stored text", namespace="u")
+        host.search("the query", namespace="u")
+    assert emb.batches == [["stored text"]] and emb.queries == ["the query"]
