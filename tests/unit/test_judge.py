@@ -1,0 +1,85 @@
+import json
+from datetime import datetime
+
+import pytest
+
+from atma.judge import JUDGE_SCHEMA, Verdict, fallback_verdict, judge_messages, parse_verdict, plan_commit
+from atma.protocols import GateScore
+from atma.records import Action, Record, Status
+
+
+def rec(i, text, speaker="Dana", **kw):
+    return Record(id=i, namespace="u", text=text, speaker=speaker, slot=kw.pop("slot", i), **kw)
+
+
+GOOD = {"reason": "moved city", "conflict_status": "conflict", "conflict_type": "temporal_update",
+        "action": "supersede", "links": ["supersedes"], "clarification_needed": False}
+
+
+def test_parse_ok_and_fenced():
+    assert parse_verdict(json.dumps(GOOD)).verdict.action == "supersede"
+    assert parse_verdict("```json\n" + json.dumps(GOOD) + "\n```").status == "ok"
+
+
+@pytest.mark.parametrize("text,status", [
+    ("", "empty"),
+    ("not json", "invalid_json"),
+    ("[1,2]", "schema_error"),
+    (json.dumps({**GOOD, "extra": 1}), "schema_error"),
+    (json.dumps({**GOOD, "action": "merge"}), "schema_error"),
+    (json.dumps({**GOOD, "links": ["coexists_with"]}), "schema_error"),  # links contradict the action
+    (json.dumps({**GOOD, "conflict_status": "no_conflict"}), "schema_error"),  # supersede needs a conflict
+    (json.dumps({k: v for k, v in GOOD.items() if k != "reason"}), "schema_error"),
+])
+def test_parse_rejects(text, status):
+    p = parse_verdict(text)
+    assert p.verdict is None and p.status == status and p.error
+
+
+def test_schema_matches_model_fields():
+    assert set(JUDGE_SCHEMA["properties"]) == set(Verdict.model_fields)
+
+
+def test_prompt_is_pure_and_carries_both_records():
+    old, new = rec("r1", "I live in Leeds."), rec("r2", "I moved to Bristol.")
+    m1 = judge_messages(old, new, GateScore(a=0.7, b=0.2, d=0.5, escalate=True))
+    m2 = judge_messages(old, new, GateScore(a=0.7, b=0.2, d=0.5, escalate=True))
+    assert m1 == m2
+    body = json.loads(m1[1]["content"])
+    assert "Leeds" in body["old_memory"] and "Bristol" in body["new_memory"]
+    assert body["sentry"] == {"topic_agreement": 0.7, "logic_compatibility": 0.2}
+
+
+def test_fallback_supersedes_only_same_person_close_topic_with_change_words():
+    old = rec("r1", "I live in Leeds.")
+    close = GateScore(a=0.8, b=None, d=None, escalate=True)
+    assert fallback_verdict(old, rec("r2", "I moved to Bristol now."), close, why="t").action == "supersede"
+    assert fallback_verdict(old, rec("r2", "Leeds has nice parks."), close, why="t").action == "none"
+    assert fallback_verdict(old, rec("r2", "I moved to Bristol.", speaker="Sam"), close, why="t").action == "none"
+    far = GateScore(a=0.2, b=None, d=None, escalate=True)
+    assert fallback_verdict(old, rec("r2", "I moved to Bristol."), far, why="t").action == "none"
+    assert "t" in fallback_verdict(old, rec("r2", "x"), far, why="t").reason
+
+
+def v(action):
+    links = {"supersede": ["supersedes"], "transition": ["evolves_from"], "coexist": ["coexists_with"],
+             "scoped_exception": ["scoped_exception"], "none": []}[action]
+    return Verdict(reason="r", conflict_status="conflict", conflict_type="none", action=action, links=links)
+
+
+def test_plan_joins_first_slot_and_inherits_coexistence():
+    a = rec("r1", "dog", slot="s")
+    b = rec("r2", "cat", slot="s")
+    new = rec("r3", "the dog died", slot="")
+    c = plan_commit(new, [(a, v("supersede"))], {"s": [a, b]})
+    assert c.record.slot == "s"
+    assert [(ch.action, ch.old_id) for ch in c.changes] == [(Action.SUPERSEDE, "r1"), (Action.COEXIST, "r2")]
+
+
+def test_plan_skips_none_duplicates_and_stale():
+    a = rec("r1", "x", slot="s")
+    stale = rec("r2", "y", slot="s", status=Status.SUPERSEDED)
+    new = rec("r3", "z", slot="")
+    c = plan_commit(new, [(a, v("none")), (stale, v("supersede")), (a, v("coexist")), (a, v("supersede"))], {"s": [a, stale]})
+    assert [(ch.action, ch.old_id) for ch in c.changes] == [(Action.COEXIST, "r1")]
+    assert plan_commit(new, [], {}).record.slot == ""
