@@ -85,9 +85,10 @@ def normalize(text: str) -> str:
     """
     t = unicodedata.normalize("NFKD", text)
     t = "".join(ch for ch in t if not unicodedata.combining(ch)).casefold()
+    t = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in t)  # frees the placeholder
     t = _THOUSANDS_COMMA.sub("", t)
     t = _DECIMAL_POINT.sub(_KEEP_POINT, t)
-    t = "".join(" " if unicodedata.category(ch)[0] in "PSCZ" and ch != _KEEP_POINT else ch for ch in t)
+    t = "".join(" " if unicodedata.category(ch)[0] in "PSZ" else ch for ch in t)
     t = t.replace(_KEEP_POINT, ".")
     return " ".join(_canonical_number(tok) for tok in t.split())
 
