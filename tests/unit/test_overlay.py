@@ -1,0 +1,175 @@
+"""The orchestrator with shipped fakes: write path, read path, fallbacks, namespaces, erase."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from atma import ATMAOverlay, OverlayConfig, StateBank
+from atma.controller import ControllerConfig
+from atma.gate import CosineGate
+from atma.protocols import LLMError
+from atma.records import LinkType, Status
+from atma.testing import HashEmbedder, InMemoryHost, ScriptedLLM
+
+SUPERSEDE = json.dumps({"reason": "moved", "conflict_status": "conflict", "conflict_type": "temporal_update",
+                        "action": "supersede", "links": ["supersedes"], "clarification_needed": False})
+JUDGE = "audit a personal memory"
+QA = "answer a question"
+CTRL = "retrieve controller"
+
+
+class CountingGate(CosineGate):
+    def __init__(self, emb):
+        super().__init__(emb, threshold=0.0)
+        self.encoded: list[str] = []
+
+    def features(self, texts):
+        self.encoded.extend(texts)
+        return super().features(texts)
+
+
+def make(judge=SUPERSEDE, qa=lambda m: "ok", ctrl=None, config=None, bank=None, ns="u1", host=None):
+    emb = HashEmbedder()
+    route = {JUDGE: (judge if callable(judge) else (lambda m: judge)), QA: qa}
+    if ctrl is not None:
+        route[CTRL] = ctrl
+    llm = ScriptedLLM(route=route)
+    gate = CountingGate(emb)
+    ov = ATMAOverlay(host or InMemoryHost(embedder=emb), namespace=ns, llm=llm, gate=gate, bank=bank,
+                     config=config or OverlayConfig())
+    return ov, llm, gate
+
+
+def story(ov):
+    ov.add("I rent a flat in Leeds.", time="2024-01-10T10:00", speaker="Dana")
+    return ov.add("Big news: I moved to Bristol from Leeds last weekend.", time="2024-06-02T10:00", speaker="Dana")
+
+
+def test_supersede_end_to_end_labels_and_links():
+    ov, llm, _ = make(qa=lambda m: "Leeds" if "past state" in m[1]["content"] else "Bristol")
+    res = story(ov)
+    assert res.trace.judge[0].status == "ok" and res.trace.changes == ({"action": "supersede", "old_id": "r1"},)
+    a = ov.answer("Where did I live before?")
+    assert a.answer == "Leeds"
+    assert a.trace.labels["r1"] == "historical memory"
+    old = ov.bank.get("u1", "r1")
+    assert old.linked(LinkType.SUPERSEDED_BY) == ["r2"]
+    now = ov.answer("Where do I live now?")
+    assert now.answer == "Bristol" and now.trace.packet[0] == "r2"
+    assert now.trace.labels["r2"] == "current memory"
+    # the trace is data: JSON round trip, stored in the bank
+    assert json.loads(json.dumps(now.trace.to_json()))["answer"] == "Bristol"
+    assert ov.bank.traces("u1", kind="query")[0]["body"]["query"] == "Where do I live now?"
+
+
+@pytest.mark.parametrize("reply,status", [
+    ("garbage", "invalid_json"),
+    (json.dumps({"action": "supersede"}), "schema_error"),
+    (LLMError("timed out after 60s"), "timeout"),
+    (LLMError("connection refused"), "error"),
+])
+def test_judge_failures_fall_back_to_rule_and_are_traced(reply, status):
+    ov, _, _ = make(judge=(lambda m: reply) if not isinstance(reply, Exception) else (lambda m: reply))
+    res = story(ov)
+    call = res.trace.judge[0]
+    assert call.status == status and call.fallback
+    assert call.verdict["reason"].startswith(f"fallback rule ({status})")
+    assert res.trace.candidates[0].a < 0.6 and res.trace.changes == ()  # far pair: the rule keeps both
+    assert ov.bank.check_invariants("u1") == []
+
+
+def test_fallback_rule_supersedes_a_close_pair_with_change_wording():
+    ov, _, _ = make(judge=lambda m: "garbage")
+    ov.add("I live in a small flat in Leeds with Sam.", speaker="Dana")
+    res = ov.add("Now I live in a small flat in Bristol with Sam.", speaker="Dana")
+    assert res.trace.candidates[0].a >= 0.6
+    assert res.trace.changes == ({"action": "supersede", "old_id": "r1"},)
+    assert ov.bank.get("u1", "r1").status is Status.SUPERSEDED
+
+
+def test_fallback_rule_decides_when_judge_disabled():
+    ov, llm, _ = make(config=OverlayConfig(use_judge=False))
+    ov.add("I live in Leeds.", speaker="Dana")
+    res = ov.add("I live in Bristol now, not Leeds.", speaker="Dana")
+    assert res.trace.judge[0].status == "skipped"
+    assert not any(JUDGE in c.messages[0]["content"] for c in llm.calls)
+
+
+def test_no_escalation_means_no_judge_call():
+    emb = HashEmbedder()
+    llm = ScriptedLLM(route={JUDGE: lambda m: SUPERSEDE})
+    ov = ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", llm=llm, gate=CosineGate(emb, threshold=0.99))
+    ov.add("I live in Leeds.")
+    ov.add("I like jazz.")
+    assert llm.calls == []
+
+
+def test_gate_features_encoded_once_per_record():
+    ov, _, gate = make()
+    story(ov)
+    ov.add("Bristol is lovely in June.", speaker="Dana")
+    assert len(gate.encoded) == 3  # one encode per new record; old rows come from the bank cache
+
+
+def test_namespaces_do_not_leak():
+    host = InMemoryHost(embedder=HashEmbedder())
+    bank = StateBank()
+    ov1, _, _ = make(host=host, bank=bank, ns="user-1")
+    story(ov1)
+    ov2, llm2, _ = make(host=host, bank=bank, ns="user-2")
+    a = ov2.answer("Where do I live now?")
+    assert a.trace.pool == () and a.trace.packet == ()
+    assert "Leeds" not in llm2.calls[-1].messages[1]["content"]
+    assert ov2.records() == []
+
+
+def test_controller_online_reorders_shadow_logs_and_failure_falls_back():
+    def ctrl(m):
+        return json.dumps({"query_mode": "historical", "confidence": 0.9, "fallback_recommended": False,
+                           "selected": [{"candidate_id": "c2", "rank": 1, "role": "historical", "state_fit": 1,
+                                         "scope_fit": 1, "change_fit": 0, "noise_risk": 0, "reason": "old"}],
+                           "packing_hints": {"transition_evidence": False, "contrast_pairs": True, "weak_hops": False}})
+    for mode, applied in (("online", True), ("shadow", False)):
+        ov, _, _ = make(ctrl=ctrl, config=OverlayConfig(controller=ControllerConfig(mode=mode)))
+        story(ov)
+        t = ov.answer("Where did I live?").trace
+        assert t.controller["status"] == "ok" and t.controller["applied"] is applied
+        second = t.prerank[1]
+        assert (t.packet[0] == second) is applied
+    ov, _, _ = make(ctrl=lambda m: "{not json", config=OverlayConfig(controller=ControllerConfig(mode="online")))
+    story(ov)
+    t = ov.answer("Where did I live?").trace
+    assert t.controller["status"] == "invalid_json" and list(t.packet) == list(t.prerank[:5])
+
+
+def test_unknown_host_rows_are_retrieved_memory():
+    emb = HashEmbedder()
+    host = InMemoryHost(embedder=emb)
+    host.add("I live in Leeds.", namespace="u")
+    ov = ATMAOverlay(host, namespace="u", llm=ScriptedLLM(default="x"), gate=CosineGate(emb))
+    t = ov.answer("Where do I live?").trace
+    assert list(t.labels.values()) == ["retrieved memory"]
+
+
+def test_erase_reaches_bank_host_and_traces():
+    ov, _, _ = make()
+    story(ov)
+    ov.answer("Where do I live now?")
+    ov.erase(["r1"])
+    assert ov.bank.get("u1", "r1") is None
+    assert all("Leeds." not in h.text for h in ov.host.search("Leeds flat", namespace="u1"))
+    assert ov.bank.traces("u1", kind="query") == []
+
+
+def test_bad_input_is_one_line_value_error():
+    ov, _, _ = make()
+    with pytest.raises(ValueError, match="malformed time"):
+        ov.add("x", time="yesterday-ish")
+    with pytest.raises(ValueError):
+        ov.add("   ")
+    with pytest.raises(ValueError):
+        ATMAOverlay(InMemoryHost(), namespace="")
+    assert ov.records() == []
