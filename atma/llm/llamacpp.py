@@ -4,10 +4,11 @@ One loaded model is shared per (path, n_ctx, n_threads) in the process; each
 :class:`LlamaCppLLM` holds a reference and :meth:`LlamaCppLLM.close` drops it (the model
 is freed when the last holder closes).
 
-Timeouts: the xllamacpp call blocks, so it runs in a worker thread and :meth:`complete`
-raises :class:`LLMError` when ``timeout`` passes. The request also carries llama.cpp's
-``t_max_predict_ms`` so the server itself stops generating (at the next newline after
-the limit) and frees its slot; a reply cut short that way is also reported as a timeout.
+Timeouts: requests are streamed into a callback in a worker thread. When ``timeout``
+passes, :meth:`LlamaCppLLM.complete` raises :class:`LLMError` at once and the callback
+tells llama.cpp to stop at the next token, which frees the slot. Prompt processing
+(prefill) cannot be interrupted: a call made while an abandoned prefill is still
+running waits for it.
 """
 
 from __future__ import annotations
@@ -164,22 +165,20 @@ class LlamaCppLLM:
         max_tokens: int,
         temperature: float,
         json_schema: Mapping[str, Any] | None,
-        timeout: float | None,
     ) -> dict[str, Any]:
         req: dict[str, Any] = {
             "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
             "max_tokens": int(max_tokens),
             "temperature": float(temperature),
             "seed": self.config.seed,
-            "stream": False,
+            "stream": True,
+            "stream_options": {"include_usage": True},
         }
         if json_schema is not None:
             schema = dict(json_schema)
             title = schema.get("title")
             name = title if isinstance(title, str) and title else "reply"
             req["response_format"] = {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
-        if timeout is not None:
-            req["t_max_predict_ms"] = max(1, int(timeout * 1000))
         return req
 
     def complete(
@@ -196,49 +195,60 @@ class LlamaCppLLM:
             raise LLMError(f"{self.name}: timeout must be positive, got {timeout}")
         self.load()
         server = self._server
-        req = self._request(messages, max_tokens, temperature, json_schema, timeout)
-        fut: Future[dict[str, Any]] = Future()
+        req = self._request(messages, max_tokens, temperature, json_schema)
+        fut: Future[list[dict[str, Any]]] = Future()
+        cancel = threading.Event()
 
         def work() -> None:
+            chunks: list[dict[str, Any]] = []
+
+            def on_chunk(chunk: dict[str, Any]) -> bool:
+                chunks.append(chunk)
+                return cancel.is_set()  # True asks llama.cpp to stop generating
+
             try:
-                fut.set_result(server.handle_chat_completions(req))
+                server.handle_chat_completions(req, on_chunk)
+                fut.set_result(chunks)
             except BaseException as e:  # handed to the caller
                 fut.set_exception(e)
 
         t0 = time.perf_counter()
-        # Daemon thread: an abandoned request must not keep the interpreter from exiting.
+        # Daemon thread: an abandoned prefill must not keep the interpreter from exiting.
         threading.Thread(target=work, name="atma-llamacpp", daemon=True).start()
         try:
-            resp = fut.result(timeout=timeout)
+            chunks = fut.result(timeout=timeout)
         except TimeoutError:
+            cancel.set()
             raise LLMError(f"{self.name}: timed out after {timeout:g}s") from None
         except Exception as e:
             raise LLMError(f"{self.name}: request failed: {e}") from e
-        latency = time.perf_counter() - t0
-        return self._parse(resp, req, latency, timeout)
+        except BaseException:  # e.g. KeyboardInterrupt: stop the generation too
+            cancel.set()
+            raise
+        return self._assemble(chunks, time.perf_counter() - t0)
 
-    def _parse(self, resp: Any, req: Mapping[str, Any], latency: float, timeout: float | None) -> Completion:
-        if not isinstance(resp, dict):
-            raise LLMError(f"{self.name}: unexpected reply type {type(resp).__name__}")
-        if "error" in resp:
-            err = resp["error"]
-            msg = err.get("message", err) if isinstance(err, dict) else err
-            raise LLMError(f"{self.name}: {msg}")
-        try:
-            choice = resp["choices"][0]
-            text = choice["message"].get("content") or ""
-            finish = choice.get("finish_reason") or ""
-        except (KeyError, IndexError, TypeError, AttributeError) as e:
-            raise LLMError(f"{self.name}: malformed reply ({e!r})") from e
-        usage = resp.get("usage") or {}
-        completion_tokens = int(usage.get("completion_tokens", 0))
-        if timeout is not None and finish == "length" and completion_tokens < req["max_tokens"]:
-            # Stopped by t_max_predict_ms, not by max_tokens.
-            raise LLMError(f"{self.name}: timed out after {timeout:g}s ({completion_tokens} tokens generated)")
+    def _assemble(self, chunks: list[dict[str, Any]], latency: float) -> Completion:
+        """One Completion from the streamed chunks."""
+        parts: list[str] = []
+        finish = ""
+        usage: Mapping[str, Any] = {}
+        for chunk in chunks:
+            if not isinstance(chunk, dict):
+                raise LLMError(f"{self.name}: unexpected chunk type {type(chunk).__name__}")
+            if "error" in chunk:
+                err = chunk["error"]
+                msg = err.get("message", err) if isinstance(err, dict) else err
+                raise LLMError(f"{self.name}: {msg}")
+            usage = chunk.get("usage") or usage
+            for choice in chunk.get("choices") or ():
+                parts.append((choice.get("delta") or {}).get("content") or "")
+                finish = choice.get("finish_reason") or finish
+        if not finish:
+            raise LLMError(f"{self.name}: reply ended without a finish reason")
         return Completion(
-            text=text,
+            text="".join(parts),
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=completion_tokens,
+            completion_tokens=int(usage.get("completion_tokens", 0)),
             latency_s=latency,
             model=self.name,
             finish_reason=finish,
