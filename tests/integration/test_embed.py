@@ -61,3 +61,33 @@ def test_local_folder_path(emb: SentenceTransformerEmbedder) -> None:
 def test_rejects_gguf_registry_name() -> None:
     with pytest.raises(ValueError, match="not an embedder"):
         SentenceTransformerEmbedder("smollm2-135m")
+
+
+def test_nomic_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nomic ids get trust_remote_code and their task prefixes (no hub: the loader is faked)."""
+    import atma.embed as embed
+
+    seen: dict[str, object] = {}
+
+    class FakeST:
+        def __init__(self, source: str, device: str, trust_remote_code: bool) -> None:
+            seen.update(source=source, trust_remote_code=trust_remote_code)
+
+        def get_embedding_dimension(self) -> int:
+            return 768
+
+        def encode(self, texts, **kw):  # noqa: ANN001, ANN003
+            seen["texts"] = list(texts)
+            return np.ones((len(texts), 768), dtype=np.float64) / np.sqrt(768)
+
+    import sentence_transformers
+
+    monkeypatch.setattr(sentence_transformers, "SentenceTransformer", FakeST)
+    monkeypatch.setattr(embed, "_models", {})
+    e = embed.SentenceTransformerEmbedder("nomic-ai/nomic-embed-text-v1.5")
+    assert seen["trust_remote_code"] is True and e.dim == 768 and e.sha256 is None
+    assert e.encode(["a"]).dtype == np.float32 and seen["texts"] == ["search_document: a"]
+    e.encode_queries(["q"])
+    assert seen["texts"] == ["search_query: q"]
+    embed.SentenceTransformerEmbedder("some/other-model")
+    assert seen["trust_remote_code"] is False
