@@ -56,7 +56,7 @@ OPENERS = {
     ],
 }
 CLOSERS = {
-    "cue1": ["", "", "", "", "", " Just a little fact about me, haha.", " Random, I know.", " :)",
+    "cue1": ["", "", "", "", "", " Just a little fact about me, haha.", " :)",
              " Anyway!", " Haha.", " Just thought I'd share."],
     "temporal_update": ["", "", "", " Still getting used to it, honestly.", " Big change, but a good one!",
                         " Wild, right?", " Feels like a fresh start.", " It's been a whirlwind."],
@@ -148,7 +148,7 @@ TEMPORAL_SLOTS = [
             "I've been living in {v} for a few years now and I still love it.",
             "Life in {v} has been treating me well - the neighborhood is so walkable.",
             "Our place here in {v} is tiny, but I really love the area.",
-            "Living in {v} has its perks, there's always something going on.",
+            "Living in {v} has its perks for me - there's always something going on.",
             "I've gotten so attached to {v}. Can't picture living anywhere else right now.",
             "Evenings in {v} are the best, I walk around my block just to people-watch.",
         ],
@@ -717,7 +717,7 @@ HOBBY_SLOTS = [
                 "Before the change, which dance style did {name} take classes in?"],
      "values": ["salsa", "swing dancing", "tango", "hip-hop dance", "ballroom dancing", "line dancing",
                 "flamenco", "contemporary dance", "tap dance", "bachata", "Irish dancing"],
-     "cue1": ["I take a {v} class every Thursday, it's the highlight of my week.",
+     "cue1": ["I take {a_v} class every Thursday, it's the highlight of my week.",
               "I got really into {v} this year, I practice in my kitchen all the time.",
               "I've been doing {v} with a group from work - we're terrible, but it's a blast.",
               "My Friday nights are {v} nights now, who even am I?"],
