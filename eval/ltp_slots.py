@@ -180,7 +180,7 @@ NEGATION_SLOTS = [
         "cue2": [
             "{old} isn't my mentor anymore - we drifted apart after the move. I meet with {v} now.",
             "I don't meet with {old} anymore. My new mentor is {v}, and it's already been great.",
-            "{old} stopped mentoring me this spring, so now {v} is my mentor. Totally different style!",
+            "{old} stopped mentoring me a few weeks ago, so now {v} is my mentor. Totally different style!",
             "I'm not working with {old} as a mentor anymore - {v} took over and we click really well.",
         ],
         "q_cur": ["Who is {name}'s mentor now?", "Who currently mentors {name}?"],
