@@ -1,0 +1,138 @@
+"""Speed benchmarks, one subcommand each.
+
+    python -m eval.bench sentry [--gate sentry|cosine|both] [--records N] [--candidates K]
+                                [--threads T] [--json FILE]
+
+``sentry``: records encoded per second (backbone + heads, batched), single-record encode
+latency, and pairs scored per second on cached feature rows (``route``: one new row
+against K candidates, the overlay's write path), with p50/p99 per call.
+Add other benchmarks as further subparsers in :func:`make_parser`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+
+def _percentiles_ms(samples: Sequence[float]) -> dict[str, float]:
+    arr = np.asarray(samples) * 1000.0
+    return {"p50_ms": round(float(np.percentile(arr, 50)), 4),
+            "p99_ms": round(float(np.percentile(arr, 99)), 4)}
+
+
+def _bench_gate(gate, texts: list[str], *, candidates: int, calls: int, single: int,
+                seed: int) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    gate.features(texts[:8])  # warm-up (first call builds kernels / tokenizer caches)
+    t0 = time.perf_counter()
+    rows = gate.features(texts)
+    enc_s = time.perf_counter() - t0
+    single_lat = []
+    for t in texts[:single]:
+        t1 = time.perf_counter()
+        gate.features([t])
+        single_lat.append(time.perf_counter() - t1)
+    # Route: one new row against `candidates` cached rows, as at write time.
+    news = rng.integers(0, len(rows), size=calls)
+    olds = [rows[rng.integers(0, len(rows), size=candidates)] for _ in range(calls)]
+    for i in range(min(50, calls)):
+        gate.route(rows[news[i]], olds[i])
+    lat = []
+    t0 = time.perf_counter()
+    for i in range(calls):
+        t1 = time.perf_counter()
+        gate.route(rows[news[i]], olds[i])
+        lat.append(time.perf_counter() - t1)
+    route_s = time.perf_counter() - t0
+    # One new row against every cached row (a large candidate set).
+    t0 = time.perf_counter()
+    reps = 20
+    for i in range(reps):
+        gate.route(rows[news[i]], rows)
+    big_s = time.perf_counter() - t0
+    return {
+        "cache_key": gate.cache_key,
+        "feature_dim": int(rows.shape[1]),
+        "encode": {"records": len(texts), "seconds": round(enc_s, 3),
+                   "records_per_s": round(len(texts) / enc_s, 1),
+                   "single_record": _percentiles_ms(single_lat)},
+        "route": {"candidates_per_call": candidates, "calls": calls,
+                  "pairs_per_s": round(calls * candidates / route_s, 1),
+                  "per_call": _percentiles_ms(lat)},
+        "route_all": {"candidates_per_call": len(rows),
+                      "pairs_per_s": round(reps * len(rows) / big_s, 1)},
+    }
+
+
+def bench_sentry(args: argparse.Namespace) -> dict[str, Any]:
+    """Encode and route throughput of the Sentry gate and/or the cosine baseline on CPU."""
+    import torch
+
+    from atma.sentry import CosineGate, load_sentry
+    from training.sentry_data import generate
+
+    torch.set_num_threads(args.threads)
+    texts = generate(args.seed).texts()[: args.records]
+    result: dict[str, Any] = {
+        "benchmark": "sentry", "device": args.device, "threads": args.threads,
+        "torch": torch.__version__, "cpu": platform.processor() or platform.machine(),
+        "records": len(texts), "gates": {},
+    }
+    if args.gate in ("sentry", "both"):
+        gate = load_sentry(args.checkpoint, device=args.device)
+        result["gates"]["sentry"] = _bench_gate(gate, texts, candidates=args.candidates,
+                                                calls=args.calls, single=args.single, seed=args.seed)
+        backbone = gate.encoder.backbone
+    else:
+        backbone = None
+    if args.gate in ("cosine", "both"):
+        cos = CosineGate(backbone, device=args.device)
+        result["gates"]["cosine"] = _bench_gate(cos, texts, candidates=args.candidates,
+                                                calls=args.calls, single=args.single, seed=args.seed)
+    print(f"{'gate':<8} {'rec/s':>8} {'enc1 p50':>9} {'pairs/s':>10} {'route p50':>10} "
+          f"{'route p99':>10} {'pairs/s all':>12}")
+    for name, r in result["gates"].items():
+        print(f"{name:<8} {r['encode']['records_per_s']:8.1f} "
+              f"{r['encode']['single_record']['p50_ms']:7.2f}ms "
+              f"{r['route']['pairs_per_s']:10.0f} {r['route']['per_call']['p50_ms']:8.4f}ms "
+              f"{r['route']['per_call']['p99_ms']:8.4f}ms {r['route_all']['pairs_per_s']:12.0f}")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m eval.bench", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("sentry", help="Sentry / cosine gate: records/s, pairs/s, latencies")
+    p.add_argument("--gate", choices=("sentry", "cosine", "both"), default="both")
+    p.add_argument("--checkpoint", default=None, help="Sentry checkpoint (default: shipped)")
+    p.add_argument("--records", type=int, default=1000, help="records to encode")
+    p.add_argument("--candidates", type=int, default=10, help="old rows per route call")
+    p.add_argument("--calls", type=int, default=5000, help="route calls to time")
+    p.add_argument("--single", type=int, default=50, help="single-record encodes to time")
+    p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--json", default=None, help="write the result here")
+    p.set_defaults(func=bench_sentry)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    args.func(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

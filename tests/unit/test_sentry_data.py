@@ -1,0 +1,148 @@
+"""Sentry training data: size, coverage, determinism, labels, split, LTP separation."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from training import sentry_data as sd
+
+REPO = Path(__file__).resolve().parents[2]
+LTP_DIR = REPO / "data" / "ltp"
+LOCOMO_SPEAKERS = {"Andrew", "Audrey", "Calvin", "Caroline", "Dave", "Deborah", "Evan", "Gina",
+                   "James", "Joanna", "John", "Jolene", "Jon", "Maria", "Melanie", "Nate", "Sam", "Tim"}
+
+
+@pytest.fixture(scope="module")
+def data() -> sd.SentryData:
+    return sd.generate(13)
+
+
+def test_sizes_and_coverage(data):
+    facts = [f for p in data.profiles for f in p["facts"]]
+    assert len(data.profiles) >= 50
+    assert len(facts) >= 500
+    assert 950 <= len(data.interactions) <= 1050
+    kinds = Counter(i["kind"] for i in data.interactions)
+    assert set(kinds) == set(sd.CONFLICT_TYPES) | set(sd.CONSISTENT_KINDS)
+    assert min(kinds.values()) >= 80
+    families = {i["family"] for i in data.interactions}
+    assert families == {"job", "location", "relationship", "pets", "hobbies", "likes_dislikes",
+                        "numerical"}
+    neg_kinds = Counter(i["negative_kind"] for i in data.interactions)
+    assert neg_kinds["same_entity_other_slot"] >= 200 and neg_kinds["other_slot"] >= 200
+
+
+def test_every_update_type_reaches_several_slot_families(data):
+    for kind in sd.CONFLICT_TYPES:
+        fams = {i["family"] for i in data.interactions if i["kind"] == kind}
+        assert len(fams) >= 3, (kind, fams)
+
+
+def test_negative_is_same_profile_other_slot(data):
+    facts = data.facts_by_id()
+    for it in data.interactions:
+        neg = facts[it["negative_fact_id"]]
+        assert neg["id"].split("-")[0] == it["profile_id"]
+        assert neg["slot"] != it["slot"]
+        assert facts[it["fact_id"]]["slot"] == it["slot"]
+
+
+def test_same_entity_negatives_mention_the_other_slot(data):
+    facts = data.facts_by_id()
+    for it in data.interactions:
+        if it["negative_kind"] != "same_entity_other_slot":
+            continue
+        value = facts[it["negative_fact_id"]]["value"]
+        named = value[1] if isinstance(value, list) else value
+        assert str(named) in it["text"], (it["text"], value)
+
+
+def test_deterministic_from_seed():
+    a, b, c = sd.generate(13), sd.generate(13), sd.generate(14)
+    assert sd.dataset_sha256(a) == sd.dataset_sha256(b)
+    assert sd.dataset_sha256(a) != sd.dataset_sha256(c)
+
+
+def test_written_manifest_matches_file(tmp_path, data):
+    manifest = sd.write_dataset(data, tmp_path)
+    raw = (tmp_path / "sentry_data.json").read_bytes()
+    assert manifest["sha256"] == hashlib.sha256(raw).hexdigest() == sd.dataset_sha256(data)
+    assert json.loads((tmp_path / "manifest.json").read_text()) == manifest
+    assert manifest["counts"]["profile_facts"] == 600
+    assert sd.dataset_sha256(sd.load_dataset(tmp_path)) == manifest["sha256"]
+
+
+def test_label_map_eq5():
+    assert sd.pair_targets("same_slot_conflict") == (1.0, 0.0)
+    assert sd.pair_targets("same_slot_consistent") == (1.0, 1.0)
+    assert sd.pair_targets("other_slot") == (0.0, 0.0)
+    with pytest.raises(KeyError):
+        sd.pair_targets("unrelated")
+
+
+def test_pairs_follow_interactions(data):
+    ids = [i["id"] for i in data.interactions[:50]]
+    pairs = sd.build_pairs(data, ids)
+    assert len(pairs) == 100  # same-slot pair + one sampled negative each
+    by_id = {i["id"]: i for i in data.interactions}
+    for p in pairs:
+        it = by_id[p.interaction_id]
+        if p.relation == "other_slot":
+            assert p.targets == (0.0, 0.0) and not p.needs_audit
+        else:
+            assert p.targets == ((1.0, 0.0) if it["conflict"] else (1.0, 1.0))
+            assert p.needs_audit == it["conflict"]
+    full = sd.build_pairs(data, ids, negatives="profile")
+    assert len(full) == 50 * 10  # every fact of the profile is a candidate
+
+
+def test_split_is_disjoint_and_stratified(data):
+    split = sd.split_interactions(data, seed=13)
+    sets = {k: set(v) for k, v in split.items()}
+    assert not (sets["train"] & sets["val"] or sets["train"] & sets["test"] or sets["val"] & sets["test"])
+    assert set().union(*sets.values()) == {i["id"] for i in data.interactions}
+    kind = {i["id"]: i["kind"] for i in data.interactions}
+    for part, ids in split.items():
+        assert {kind[i] for i in ids} >= set(sd.CONFLICT_TYPES), part
+    assert 0.12 < len(split["test"]) / len(data.interactions) < 0.18
+    assert split == sd.split_interactions(data, seed=13)
+
+
+def test_no_locomo_speaker_names(data):
+    words = {w.strip(".,:;!?'") for t in data.texts() for w in t.split()}
+    words |= {p["name"] for p in data.profiles}
+    assert not (words & LOCOMO_SPEAKERS)
+
+
+def test_ltp_reader_and_overlap_check_on_fixture(tmp_path, data):
+    scenario = {"id": "p0", "events": [
+        {"id": "e1", "time": "t", "speaker": "A", "text": "I adore hiking with my sister every Sunday."},
+        {"id": "e2", "time": "t", "speaker": "A", "text": data.interactions[0]["text"]}],
+        "probes": [{"id": "q1", "question": "What does A do on Sundays these days?", "view": "current",
+                    "gold": ["x"], "alternates": []}]}
+    (tmp_path / "scenarios.jsonl").write_text(json.dumps(scenario) + "\n")
+    (tmp_path / "units.jsonl").write_text(json.dumps(
+        {"unit_id": "u1", "profile_id": "p0", "slot": "hobby", "cue1_event_id": "e1",
+         "cue2_event_id": "e2"}) + "\n")
+    units = sd.load_ltp_units(tmp_path)
+    assert units == [{"unit_id": "u1", "profile_id": "p0", "slot": "hobby", "update_type": None,
+                      "cue1": "I adore hiking with my sister every Sunday.",
+                      "cue2": data.interactions[0]["text"]}]
+    strings = sd.ltp_surface_strings(tmp_path)
+    assert "What does A do on Sundays these days?" in strings
+    hits = sd.ltp_overlap(data, strings)
+    assert [h[1] for h in hits] == [data.interactions[0]["text"]]
+
+
+def test_no_ltp_cue_or_question_in_training_data(data):
+    if not any(LTP_DIR.glob("*.jsonl")):
+        pytest.skip(f"no LTP reconstruction built yet: {LTP_DIR} holds no *.jsonl "
+                    "(build it with the LTP builder, then this test checks overlap)")
+    strings = sd.ltp_surface_strings(LTP_DIR)
+    assert strings, "LTP files present but no cue text or probe question could be read"
+    assert sd.ltp_overlap(data, strings) == []
