@@ -212,8 +212,14 @@ class _DenseIndex:
         if not self.n:
             return []
         scores = self.vecs[: self.n] @ q
-        order = np.lexsort((self.seqs[: self.n], -scores))[:depth]
-        return [int(s) for s in self.seqs[order]]
+        seqs = self.seqs[: self.n]
+        if self.n > depth:  # sort only rows at or above the depth-th score (ties kept)
+            kth = np.partition(scores, self.n - depth)[self.n - depth]
+            cand = np.flatnonzero(scores >= kth)
+        else:
+            cand = np.arange(self.n)
+        order = cand[np.lexsort((seqs[cand], -scores[cand]))][:depth]
+        return [int(s) for s in seqs[order]]
 
 
 class BuiltinHost:

@@ -156,6 +156,11 @@ def test_rrf_scores_and_stable_tie_order() -> None:
         assert all(ids(host.search("kettle blue", namespace="u", k=4)) == ids(hits) for _ in range(5))
 
 
+def test_ties_beyond_the_fusion_depth_keep_insertion_order(host: BuiltinHost) -> None:
+    same = host.add_many(["the same sentence"] * 120, namespace="u")  # more rows than either list's depth
+    assert ids(host.search("same sentence", namespace="u", k=3)) == same[:3]
+
+
 def test_stopword_only_query_uses_dense_only(host: BuiltinHost) -> None:
     host.add("where is it", namespace="u")
     assert fts_query("Where is it?") == ""
