@@ -32,7 +32,8 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True, kw_only=True)
 class LlamaCppConfig:
     """Load settings. ``model``: registry name or ``.gguf`` path. ``n_threads`` None: half
-    the CPUs this process may use, 1 to 8 (see ``_default_threads``). ``seed``: sampling seed sent with every request."""
+    the CPUs this process may use, 1 to 8 (see ``_default_threads``). ``seed``: sampling
+    seed sent with every request."""
 
     model: str = "qwen2.5-coder-1.5b"
     n_ctx: int = 4096
@@ -127,6 +128,8 @@ class LlamaCppLLM:
             raise LLMError(str(e)) from e
         key = (str(path), self.config.n_ctx, self.config.n_threads or _default_threads())
         with _lock:
+            if self._server is not None:  # another thread loaded this instance meanwhile
+                return
             shared = _loaded.get(key)
             if shared is None:
                 shared = _loaded[key] = _Shared(_load_server(path, key[1], key[2]))
