@@ -83,3 +83,27 @@ def test_bad_model_is_llm_error(tmp_path) -> None:
     junk.write_bytes(b"not a gguf")
     with pytest.raises(LLMError, match="could not load"):
         LlamaCppLLM(str(junk), n_ctx=256).load()
+
+
+def test_openai_compat_against_real_llamacpp_server() -> None:
+    """OpenAICompatLLM against llama.cpp's own HTTP server (xllamacpp with a port)."""
+    import xllamacpp
+
+    from atma.llm import OpenAICompatLLM
+    from atma.models import resolve_gguf
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(resolve_gguf("smollm2-135m"))
+    params.n_ctx, params.n_parallel, params.warmup, params.verbosity = 1024, 1, False, -1
+    params.cpuparams.n_threads = 1
+    params.port = 0  # any free port; the server reports the one it took
+    server = xllamacpp.Server(params)
+    try:
+        base = server.listening_address.rstrip("/") + "/v1"
+        for mode in ("json_schema", "json_object"):
+            with OpenAICompatLLM(base, "smollm2", schema_mode=mode, timeout=60) as llm:
+                c = llm.complete([{"role": "user", "content": "I live in Porto for 3 years. JSON please."}], max_tokens=60, json_schema=SCHEMA)
+            data = json.loads(c.text)
+            assert set(data) == {"city", "years"} and c.completion_tokens > 0
+    finally:
+        del server
