@@ -163,6 +163,15 @@ class LlamaCppLLM:
         except Exception:  # interpreter shutdown
             pass
 
+    def manifest(self) -> dict[str, str]:
+        """``{"name", "path", "sha256"}`` of the weights, for result manifests."""
+        from atma.models import ModelError, model_manifest
+
+        try:
+            return model_manifest(self.config.model)
+        except ModelError as e:
+            raise LLMError(str(e)) from e
+
     # --- completion --------------------------------------------------------------------
 
     def _request(

@@ -87,6 +87,10 @@ class OllamaLLM:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def manifest(self) -> dict[str, str | None]:
+        """``{"name", "path", "sha256"}`` for result manifests (weights are the server's)."""
+        return {"name": self.config.model, "path": self.config.host, "sha256": None}
+
     def options(self, max_tokens: int, temperature: float) -> dict[str, Any]:
         """The ``options`` object sent with each request."""
         opts: dict[str, Any] = {"num_predict": int(max_tokens), "temperature": float(temperature)}

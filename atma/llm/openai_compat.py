@@ -101,6 +101,10 @@ class OpenAICompatLLM:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def manifest(self) -> dict[str, str | None]:
+        """``{"name", "path", "sha256"}`` for result manifests (weights are the server's)."""
+        return {"name": self.config.model, "path": self.config.base_url, "sha256": None}
+
     def body(
         self,
         messages: Sequence[Message],

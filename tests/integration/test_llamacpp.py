@@ -38,6 +38,7 @@ def test_plain_completion(llm: LlamaCppLLM) -> None:
     assert c.prompt_tokens > 0 and 0 < c.completion_tokens <= 12
     assert c.latency_s > 0 and c.finish_reason in {"stop", "length"}
     assert c.model == "llamacpp:smollm2-135m"
+    assert llm.manifest()["sha256"] == "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 
 
 def test_seeded_greedy_is_repeatable(llm: LlamaCppLLM) -> None:

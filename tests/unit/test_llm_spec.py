@@ -71,6 +71,8 @@ def test_load_builds_backends_without_loading(monkeypatch: pytest.MonkeyPatch) -
     assert isinstance(ol, OllamaLLM) and isinstance(ol, LLM)
     assert ol.config.host == "http://10.0.0.2:11434" and ol.config.model == "qwen2.5:7b"
     assert load_llm("ollama:m").config.host == "http://127.0.0.1:11434"
+    assert oa.manifest() == {"name": "m", "path": "http://127.0.0.1:9/v1", "sha256": None}
+    assert ol.manifest()["path"] == "http://10.0.0.2:11434"
     with pytest.raises(ValueError, match="bad options"):
         load_llm("smollm2-135m", no_such_option=1)
 
