@@ -202,10 +202,13 @@ class SentryEncoder:
 
     @property
     def weights_digest(self) -> str:
-        """sha256 over the head tensors (and the backbone identity)."""
+        """sha256 over the head tensors, the backbone identity and, when the backbone was
+        fine-tuned, its weights."""
         h = hashlib.sha256(_digest_state(self.heads.state_dict()).encode())
         h.update(self.config.backbone.encode())
         h.update(self.config.backbone_digest.encode())
+        if self.config.backbone_finetuned:  # the backbone's own weights changed too
+            h.update(_digest_state(self.backbone.state_dict()).encode())
         return h.hexdigest()
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64):

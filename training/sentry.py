@@ -285,7 +285,7 @@ def _trainable_embed(backbone, texts: Sequence[str], device: str, prefix: str):
     import torch
 
     feats = backbone.tokenize([prefix + t for t in texts])
-    feats = {k: v.to(device) for k, v in feats.items()}
+    feats = {k: (v.to(device) if hasattr(v, "to") else v) for k, v in feats.items()}
     return torch.nn.functional.normalize(backbone(feats)["sentence_embedding"], dim=-1)
 
 

@@ -233,3 +233,25 @@ def test_calibration_keeps_recall_target():
     t = calibrate_cosine(a, y, target=0.95)
     assert ((a >= t) & y).sum() / y.sum() >= 0.95
     assert ((a >= t + 0.05) & y).sum() / y.sum() < 1.0  # the highest such threshold, roughly
+
+
+class FakeTrainableBackbone(FakeBackbone):
+    def __init__(self, dim: int = 8) -> None:
+        super().__init__(dim)
+        self.layer = torch.nn.Linear(dim, dim)
+
+    def state_dict(self):
+        return self.layer.state_dict()
+
+
+def test_cache_key_follows_finetuned_backbone_weights():
+    cfg = SentryConfig(backbone="fake", backbone_digest="fake", in_dim=8, hidden=6, proj_dim=4,
+                       backbone_finetuned=True)
+    torch.manual_seed(0)
+    heads = make_heads(8, 6, 4)
+    bb = FakeTrainableBackbone()
+    enc = SentryEncoder(cfg, backbone_model=bb, heads=heads)
+    k0 = SentryGate(enc).cache_key
+    with torch.no_grad():
+        bb.layer.weight.add_(1e-3)
+    assert SentryGate(enc).cache_key != k0
