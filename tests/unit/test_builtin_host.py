@@ -61,6 +61,11 @@ def ids(hits: list[HostHit]) -> list[str]:
     return [h.host_id for h in hits]
 
 
+def fts_hits(host: BuiltinHost, namespace: str, term: str) -> int:
+    table = host._fts_table(namespace, create=False)
+    return host.conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (term,)).fetchone()[0]
+
+
 # ---------------------------------------------------------------- round trip
 
 
@@ -113,7 +118,7 @@ def test_speaker_is_embedded_but_not_lexically_indexed(host: BuiltinHost) -> Non
     hits = host.search("Where did Caroline move?", namespace="u", k=1)
     assert hits[0].text == "I moved to Bristol last spring" and hits[0].speaker == "Caroline"
     # A name matching every row its speaker said would only add noise to BM25.
-    assert host.conn.execute("SELECT count(*) FROM host_fts WHERE host_fts MATCH 'melanie'").fetchone()[0] == 0
+    assert fts_hits(host, "u", "melanie") == 0
 
 
 # ---------------------------------------------------------------- hybrid retrieval
@@ -211,6 +216,29 @@ def test_namespace_isolation_with_identical_texts(host: BuiltinHost) -> None:
     assert host.namespaces() == ["alice", "bob"]
 
 
+def test_scores_do_not_depend_on_other_namespaces(host: BuiltinHost) -> None:
+    host.add_many(["Caroline went to the support group", "I painted a lake", "Caroline said hi"], namespace="a")
+    before = host.search("What did Caroline paint?", namespace="a", k=3)
+    # Another tenant's rows would change a shared index's IDF; each namespace has its own.
+    host.add_many([f"a painted fence number {i}" for i in range(40)], namespace="b")
+    assert host.search("What did Caroline paint?", namespace="a", k=3) == before
+
+
+def test_failed_add_leaves_no_trace(host: BuiltinHost, monkeypatch: pytest.MonkeyPatch) -> None:
+    import adapters.builtin as builtin
+
+    real = builtin._normalise_item
+    monkeypatch.setattr(builtin, "_normalise_item", lambda it: (None, None, "", "{}") if it == "boom" else real(it))
+    monkeypatch.setattr(builtin, "_embedded_text", lambda text, speaker: str(text))
+    with pytest.raises(sqlite3.IntegrityError):  # fails on the second row, inside the transaction
+        host.add_many(["fine", "boom"], namespace="new")
+    assert host.namespaces() == [] and host.search("fine", namespace="new") == []
+    tables = [r[0] for r in host.conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'host_fts%'")]
+    assert tables == []
+    hid = host.add("fine again", namespace="new")  # the namespace's table is made afresh
+    assert ids(host.search("fine", namespace="new")) == [hid]
+
+
 # ---------------------------------------------------------------- persistence
 
 
@@ -283,7 +311,7 @@ def test_erase_removes_from_search_and_from_the_file(tmp_path: Path) -> None:
         host.erase([gone], namespace="u")
         assert gone not in ids(host.search(secret, namespace="u", k=100))
         assert host.get(gone, namespace="u") is None and host.count("u") == 51
-        assert host.conn.execute("SELECT count(*) FROM host_fts WHERE host_fts MATCH ?", (secret,)).fetchone()[0] == 0
+        assert fts_hits(host, "u", secret) == 0
         assert host.get(keep, namespace="u") is not None
         new = host.add("after erase", namespace="u")
         assert new != gone  # ids are never reused
