@@ -51,7 +51,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from atma.protocols import LLM, Embedder, HostHit, Message
+from atma.protocols import LLM, Embedder, HostHit
 
 __all__ = ["BuiltinHost", "plain_qa_messages", "fts_query"]
 
