@@ -28,7 +28,7 @@ __all__ = [
     "plan_commit",
 ]
 
-JUDGE_PROMPT_VERSION = "judge-v1"
+JUDGE_PROMPT_VERSION = "judge-v2"
 
 ConflictType = Literal["temporal_update", "explicit_negation", "value_discrepancy", "scope_mismatch", "refinement", "none"]
 ActionName = Literal["supersede", "transition", "coexist", "scoped_exception", "none"]
@@ -45,15 +45,22 @@ ACTION_LINK: Mapping[str, str | None] = {
 
 
 class Verdict(BaseModel):
-    """The Judge's decision about one (old record, new record) pair."""
+    """The Judge's decision about one (old record, new record) pair.
+
+    ``same_attribute`` and ``old_still_true`` come first in the schema: a small model
+    answers two yes/no questions before it names the action, and the action must
+    agree with them.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    reason: str = Field(max_length=600)
+    same_attribute: bool | None = None
+    old_still_true: bool | None = None
+    action: ActionName
     conflict_status: Literal["conflict", "no_conflict", "unclear"]
     conflict_type: ConflictType
-    action: ActionName
     links: list[LinkName] = Field(default_factory=list, max_length=2)
+    reason: str = Field(default="", max_length=600)
     transition_summary: str = Field(default="", max_length=300)
     old_state: str = Field(default="", max_length=300)
     clarification_needed: bool = False
@@ -65,37 +72,86 @@ class Verdict(BaseModel):
             raise ValueError(f"links {self.links} do not match action {self.action!r}")
         if self.action in ("supersede", "transition") and self.conflict_status == "no_conflict":
             raise ValueError(f"action {self.action!r} needs a conflict")
+        if self.same_attribute is False and self.action not in ("none", "coexist"):
+            raise ValueError(f"action {self.action!r} on a different attribute")
+        if self.old_still_true is True and self.action in ("supersede", "transition"):
+            raise ValueError(f"action {self.action!r} while the old memory is still true")
         return self
 
 
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "reason": {"type": "string", "maxLength": 300},
+        "same_attribute": {"type": "boolean"},
+        "old_still_true": {"type": "boolean"},
+        "action": {"type": "string", "enum": list(ActionName.__args__)},  # type: ignore[attr-defined]
         "conflict_status": {"type": "string", "enum": ["conflict", "no_conflict", "unclear"]},
         "conflict_type": {"type": "string", "enum": list(ConflictType.__args__)},  # type: ignore[attr-defined]
-        "action": {"type": "string", "enum": list(ActionName.__args__)},  # type: ignore[attr-defined]
         "links": {"type": "array", "items": {"type": "string", "enum": list(LinkName.__args__)}, "maxItems": 1},  # type: ignore[attr-defined]
-        "transition_summary": {"type": "string", "maxLength": 200},
-        "old_state": {"type": "string", "maxLength": 200},
+        "reason": {"type": "string", "maxLength": 160},
+        "transition_summary": {"type": "string", "maxLength": 160},
+        "old_state": {"type": "string", "maxLength": 160},
         "clarification_needed": {"type": "boolean"},
     },
-    "required": ["reason", "conflict_status", "conflict_type", "action", "links", "clarification_needed"],
+    "required": ["same_attribute", "old_still_true", "action", "conflict_status", "conflict_type", "links", "reason",
+                 "clarification_needed"],
     "additionalProperties": False,
 }
 
-_SYSTEM = """You audit a personal memory bank. You compare an OLD memory with a NEW memory and decide how the new one changes the state the old one describes. Do not answer questions; output only JSON.
+_EXAMPLES = [
+    ("Dana: I play tennis on weekends.", "Dana: I'm halfway through switching from tennis to padel.",
+     {"same_attribute": True, "old_still_true": False, "action": "transition", "conflict_status": "conflict",
+      "conflict_type": "scope_mismatch", "links": ["evolves_from"], "reason": "change in progress",
+      "transition_summary": "tennis to padel", "clarification_needed": False}),
+    ("Dana: I rent a flat in Leeds.", "Dana: We finally moved to York last month!",
+     {"same_attribute": True, "old_still_true": False, "action": "supersede", "conflict_status": "conflict",
+      "conflict_type": "temporal_update", "links": ["supersedes"], "reason": "home city changed from Leeds to York",
+      "old_state": "lives in Leeds", "clarification_needed": False}),
+    ("Dana: I teach maths at the high school.", "Dana: Work at the hospital was long today, three night shifts in a row.",
+     {"same_attribute": True, "old_still_true": False, "action": "supersede", "conflict_status": "conflict",
+      "conflict_type": "temporal_update", "links": ["supersedes"], "reason": "job changed without saying so",
+      "old_state": "teaches maths", "clarification_needed": False}),
+    ("Dana: My partner Alex and I are going to Rome.", "Dana: Alex and I split up in March.",
+     {"same_attribute": True, "old_still_true": False, "action": "supersede", "conflict_status": "conflict",
+      "conflict_type": "explicit_negation", "links": ["supersedes"], "reason": "relationship with Alex ended",
+      "old_state": "partner is Alex", "clarification_needed": False}),
+    ("Dana: I run about 20 km a week.", "Dana: These days I only manage 8 km a week.",
+     {"same_attribute": True, "old_still_true": False, "action": "supersede", "conflict_status": "conflict",
+      "conflict_type": "value_discrepancy", "links": ["supersedes"], "reason": "weekly distance changed",
+      "old_state": "runs 20 km a week", "clarification_needed": False}),
+    ("Dana: I have a dog called Rex.", "Dana: We adopted a second dog, a beagle called Pip.",
+     {"same_attribute": True, "old_still_true": True, "action": "coexist", "conflict_status": "no_conflict",
+      "conflict_type": "none", "links": ["coexists_with"], "reason": "a second pet, Rex is still there",
+      "clarification_needed": False}),
+    ("Dana: I don't eat meat.", "Dana: The one exception is fish at my grandma's on Sundays.",
+     {"same_attribute": True, "old_still_true": True, "action": "scoped_exception", "conflict_status": "conflict",
+      "conflict_type": "scope_mismatch", "links": ["scoped_exception"], "reason": "exception only at grandma's",
+      "clarification_needed": False}),
+    ("Dana: I have a dog called Rex.", "Sam: You should get a cat, Dana!",
+     {"same_attribute": False, "old_still_true": True, "action": "none", "conflict_status": "no_conflict",
+      "conflict_type": "none", "links": [], "reason": "someone else's suggestion", "clarification_needed": False}),
+    ("Dana: I live in Leeds.", "Dana: My sister lives in Manchester.",
+     {"same_attribute": False, "old_still_true": True, "action": "none", "conflict_status": "no_conflict",
+      "conflict_type": "none", "links": [], "reason": "different person", "clarification_needed": False}),
+    ("Dana: I work at the bakery.", "Dana: The bakery is busy before Christmas.",
+     {"same_attribute": True, "old_still_true": True, "action": "none", "conflict_status": "no_conflict",
+      "conflict_type": "none", "links": [], "reason": "no change of state", "clarification_needed": False}),
+]
 
-Actions:
-- "supersede": both are about the same attribute of the same person, and the new memory replaces the old value (moved city, changed job, broke up, pet died, a number changed, stopped liking something). The old memory becomes history.
-- "transition": the new memory describes a change process between two states (starting to switch, in the middle of moving). Give transition_summary.
-- "coexist": same topic, but both stay true together (added detail, a second item, a restatement).
-- "scoped_exception": the new memory is true only in a narrower situation, and the old one stays true in general.
-- "none": different attributes, different people, or a suggestion or plan by someone else that changes nothing.
+_SYSTEM = """You audit a personal memory bank. Compare an OLD memory with a NEW memory and decide what the NEW memory does to the OLD one. Output one line of JSON, nothing else.
 
-A change counts even without contradiction words: "I work at the hospital now" replaces "I teach at the school".
-Set links to ["supersedes"] for supersede, ["evolves_from"] for transition, ["coexists_with"] for coexist, ["scoped_exception"] for scoped_exception, [] for none.
-Fill old_state with the old value that must be preserved as history when you supersede. Write the reason first, in one short sentence."""
+Fields, in order:
+- same_attribute: both give a value for the same attribute of the same person (home, job, partner, a pet, a number, a hobby, a liked food).
+- old_still_true: after the NEW memory, the OLD memory is still true.
+- action: "supersede" (the old value is no longer true), "transition" (only when the text says the change is still under way, e.g. "halfway through", "in the middle of"), "coexist" (both stay true), "scoped_exception" (the new one holds only in a narrower situation), "none" (different attribute or person, a suggestion, or no change).
+- links: ["supersedes"] for supersede, ["evolves_from"] for transition, ["coexists_with"] for coexist, ["scoped_exception"] for scoped_exception, [] for none.
+A change counts even without words like "not".
+
+Examples:
+""" + "\n".join(
+    json.dumps({"old_memory": o, "new_memory": n}, ensure_ascii=False) + "\n-> " + json.dumps(v, ensure_ascii=False)
+    for o, n, v in _EXAMPLES
+)
 
 
 def _fmt(rec_text: str, speaker: str, time: str) -> str:

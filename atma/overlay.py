@@ -114,7 +114,7 @@ class ATMAOverlay:
             emb = embedder or getattr(host, "embedder", None)
             if emb is None:
                 raise ValueError("no pair gate: pass gate=..., embedder=..., or use a host with an embedder")
-            from .gate import CosineGate
+            from .sentry import CosineGate
 
             gate = CosineGate(emb)
         self.gate = gate

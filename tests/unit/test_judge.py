@@ -17,6 +17,7 @@ GOOD = {"reason": "moved city", "conflict_status": "conflict", "conflict_type": 
 
 
 def test_parse_ok_and_fenced():
+    assert parse_verdict(json.dumps({**GOOD, "same_attribute": True, "old_still_true": False})).status == "ok"
     assert parse_verdict(json.dumps(GOOD)).verdict.action == "supersede"
     assert parse_verdict("```json\n" + json.dumps(GOOD) + "\n```").status == "ok"
 
@@ -29,7 +30,9 @@ def test_parse_ok_and_fenced():
     (json.dumps({**GOOD, "action": "merge"}), "schema_error"),
     (json.dumps({**GOOD, "links": ["coexists_with"]}), "schema_error"),  # links contradict the action
     (json.dumps({**GOOD, "conflict_status": "no_conflict"}), "schema_error"),  # supersede needs a conflict
-    (json.dumps({k: v for k, v in GOOD.items() if k != "reason"}), "schema_error"),
+    (json.dumps({k: v for k, v in GOOD.items() if k != "action"}), "schema_error"),
+    (json.dumps({**GOOD, "same_attribute": False}), "schema_error"),  # supersede across attributes
+    (json.dumps({**GOOD, "old_still_true": True}), "schema_error"),  # supersede while the old stays true
 ])
 def test_parse_rejects(text, status):
     p = parse_verdict(text)

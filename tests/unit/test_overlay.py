@@ -9,7 +9,7 @@ import pytest
 
 from atma import ATMAOverlay, OverlayConfig, StateBank
 from atma.controller import ControllerConfig
-from atma.gate import CosineGate
+from atma.sentry import CosineGate
 from atma.protocols import LLMError
 from atma.records import LinkType, Status
 from atma.testing import HashEmbedder, InMemoryHost, ScriptedLLM
