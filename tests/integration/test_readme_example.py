@@ -1,0 +1,43 @@
+"""The README example with the embedded default model (Qwen2.5-Coder-1.5B, greedy).
+
+This is the issue's acceptance check: the overlay answers "before" with Leeds, the trace
+labels the Leeds record historical and links it superseded_by Bristol, "now" answers
+Bristol, and a second namespace sees neither.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from adapters.builtin import BuiltinHost
+from atma import ATMAOverlay
+from atma.records import LinkType, Status
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    from atma.llm import load_llm
+
+    llm = load_llm("qwen2.5-coder-1.5b")
+    llm.load()
+    return llm
+
+
+def test_readme_example(tmp_path, minilm, qwen):
+    host = BuiltinHost(path=tmp_path / "mem.db", embedder=minilm, answerer=qwen)
+    overlay = ATMAOverlay(host, namespace="user-1", llm=qwen)
+    overlay.add("I rent a flat in Leeds.", time="2024-01-10T10:00", speaker="Dana")
+    res = overlay.add("Big news: I moved to Bristol last weekend.", time="2024-06-02T10:00", speaker="Dana")
+    assert res.trace.changes == ({"action": "supersede", "old_id": "r1"},), res.trace.to_json()
+
+    before = overlay.answer("Where did I live before?")
+    assert "leeds" in before.answer.lower(), before.trace.render()
+    assert before.trace.labels["r1"] == "historical memory"
+    leeds = overlay.bank.get("user-1", "r1")
+    assert leeds.status is Status.SUPERSEDED and leeds.linked(LinkType.SUPERSEDED_BY) == ["r2"]
+
+    now = overlay.answer("Where do I live now?")
+    assert "bristol" in now.answer.lower(), now.trace.render()
+
+    other = ATMAOverlay(host, namespace="user-2", llm=qwen, bank=overlay.bank)
+    assert other.retrieve("Where do I live?")[0] == []
