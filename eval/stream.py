@@ -1,0 +1,369 @@
+"""Stream-file evaluation: replay each scenario into a fresh store and ask its probes,
+host alone and/or host + overlay; closed-pool grading; results, report and chart.
+
+    python -m eval.stream FILE --out DIR [--overlay on|off|both] [--host builtin]
+        [--llm SPEC] [--judge-llm SPEC [--judge-all]] [--gate cosine|sentry]
+        [--controller off|online|shadow] [--max-events N] [--max-probes N] [--fresh]
+    atma eval stream FILE --out DIR ...
+
+Output dir: ``results.json`` (metrics per row, per-probe rows, manifest), ``report.md``,
+``report.png``, and per row ``<row>/config.json``, ``<row>/probes.jsonl`` (resumable
+log) and ``<row>/work/`` (one SQLite store per scenario). Probes with ``meta``
+``target_cue_id``/``other_cue_id`` (event ids; LTP has them) get bank and retrieval
+diagnostics; others get evidence support by alias match only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from .runner import (
+    Ask,
+    Components,
+    EvalError,
+    Response,
+    Row,
+    Task,
+    atomic_write_json,
+    final_store,
+    prepare_row_dir,
+    rows_for,
+    run_row,
+)
+
+__all__ = ["add_common_args", "load_components", "main", "make_parser", "run_stream", "scenario_tasks"]
+
+log = logging.getLogger(__name__)
+
+HOSTS = ("builtin",)
+SCHEMA = "atma-eval/1"
+
+
+# ------------------------------------------------------------------ arguments
+
+
+def add_common_args(p: argparse.ArgumentParser) -> None:
+    from atma.llm.spec import DEFAULT_LLM
+
+    p.add_argument("--out", required=True, help="output directory (resumable: rerun with the same --out)")
+    p.add_argument("--host", default="builtin", help="host memory system (available: builtin)")
+    p.add_argument("--overlay", choices=("on", "off", "both"), default="both",
+                   help="on: host + overlay; off: host alone; both: both rows (default: %(default)s)")
+    p.add_argument("--llm", default=os.environ.get("ATMA_LLM", DEFAULT_LLM),
+                   help="answer model, also the audit Judge and controller (default: %(default)s)")
+    p.add_argument("--judge-llm", default=None, help="offline answer judge for ambiguous grades (LLM spec)")
+    p.add_argument("--judge-all", action="store_true", help="ask the answer judge about every answer (judge score)")
+    p.add_argument("--gate", default="cosine", help="pair gate: cosine, sentry, or a Sentry checkpoint folder")
+    p.add_argument("--controller", choices=("off", "online", "shadow"), default="off")
+    p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule, not the LLM Judge")
+    p.add_argument("--embedder", default="minilm", help="embedder (default: %(default)s)")
+    p.add_argument("--k", type=int, default=5, help="retrieval budget, both rows (default: %(default)s)")
+    p.add_argument("--n-ctx", type=int, default=4096, help="llama.cpp context (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-events", type=int, default=None, help="debug: first N events per task (partial run)")
+    p.add_argument("--max-probes", type=int, default=None, help="debug: first N questions per row (partial run)")
+    p.add_argument("--fresh", action="store_true", help="discard an existing run in --out")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def check_common_args(args: argparse.Namespace) -> None:
+    if args.host not in HOSTS:
+        raise EvalError(f"unknown host {args.host!r} (available: {', '.join(HOSTS)})")
+    if args.k < 1:
+        raise EvalError("--k must be at least 1")
+    for flag in ("max_events", "max_probes"):
+        v = getattr(args, flag)
+        if v is not None and v < 0:
+            raise EvalError(f"--{flag.replace('_', '-')} must be >= 0")
+    if args.judge_all and not args.judge_llm:
+        raise EvalError("--judge-all needs --judge-llm")
+    from atma.llm.spec import parse_spec
+
+    for spec in (args.llm, args.judge_llm):
+        if spec is not None:
+            parse_spec(spec)  # ValueError with the reason
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise EvalError(f"--out {out} exists and is not a directory")
+
+
+def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mapping[str, Any]) -> dict[str, Any]:
+    """What must match for a run dir to be resumed (not --max-probes: a budget, not a setting)."""
+    cfg = {"benchmark": benchmark, "source": dict(source), "row": row.name, "host": args.host, "llm": args.llm,
+           "embedder": args.embedder, "k": args.k, "n_ctx": args.n_ctx, "seed": args.seed,
+           "max_events": args.max_events, "judge_llm": args.judge_llm, "judge_all": args.judge_all}
+    if row.overlay:
+        cfg.update({"gate": args.gate, "controller": args.controller, "audit_judge": not args.no_audit_judge})
+    return cfg
+
+
+# ------------------------------------------------------------------ models
+
+
+def _load_llm(spec: str, args: argparse.Namespace) -> Any:
+    from atma.llm import load_llm
+    from atma.llm.spec import parse_spec
+
+    opts = {"n_ctx": args.n_ctx, "seed": args.seed} if parse_spec(spec).backend == "llamacpp" else {}
+    llm = load_llm(spec, **opts)
+    if hasattr(llm, "load"):
+        llm.load()  # a missing model fails here, before anything is written
+    return llm
+
+
+def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components:
+    """Load the models once; a missing model raises before any file is written."""
+    from adapters.builtin import BuiltinHost
+    from atma import OverlayConfig
+    from atma.controller import ControllerConfig
+    from atma.embed import SentenceTransformerEmbedder
+
+    llm = _load_llm(args.llm, args)
+    judge = _load_llm(args.judge_llm, args) if args.judge_llm else None
+    embedder = SentenceTransformerEmbedder(args.embedder)
+    gate = None
+    if any(r.overlay for r in rows):
+        from atma.sentry import CosineGate, load_sentry
+
+        gate = CosineGate(embedder) if args.gate == "cosine" else load_sentry(None if args.gate == "sentry" else args.gate)
+    cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller))
+
+    def make_host(path: str, emb: Any, answerer: Any) -> Any:
+        return BuiltinHost(path, embedder=emb, answerer=answerer)
+
+    return Components(llm=llm, embedder=embedder, make_host=make_host, gate=gate, judge_llm=judge, overlay_config=cfg)
+
+
+# ------------------------------------------------------------------ manifest
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def prompt_hashes() -> dict[str, str]:
+    """sha256 of each prompt's version constant and system text (and the Judge's examples)."""
+    from adapters.builtin import plain_qa_messages
+    from atma import controller, judge, serializer
+
+    from . import grading
+
+    return {
+        "audit_judge": _sha(judge.JUDGE_PROMPT_VERSION + getattr(judge, "_SYSTEM", "") + repr(getattr(judge, "_EXAMPLES", ""))),
+        "qa": _sha(serializer.QA_PROMPT_VERSION + getattr(serializer, "_SYSTEM", "") + repr(getattr(serializer, "_VIEW_HINT", ""))),
+        "controller": _sha(controller.CONTROLLER_PROMPT_VERSION + getattr(controller, "_SYSTEM", "")),
+        "host_plain_qa": _sha(plain_qa_messages("", [])[0]["content"]),
+        "answer_judge": _sha(grading.JUDGE_PROMPT_VERSION + getattr(grading, "_JUDGE_SYSTEM", "")),
+    }
+
+
+def _model_entry(obj: Any) -> dict[str, Any]:
+    if obj is None:
+        return {}
+    fn = getattr(obj, "manifest", None)
+    try:
+        return dict(fn()) if callable(fn) else {"name": getattr(obj, "name", type(obj).__name__)}
+    except Exception as e:  # a manifest must not abort a finished run
+        return {"name": getattr(obj, "name", type(obj).__name__), "error": str(e)[:200]}
+
+
+def manifest(args: argparse.Namespace, comps: Components, *, partial: bool, extra: Mapping[str, Any] = ()) -> dict[str, Any]:
+    import platform
+    import subprocess
+    from importlib import metadata
+
+    try:
+        version = metadata.version("atma")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                                cwd=Path(__file__).resolve().parent).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    gate = comps.gate
+    cfg = comps.overlay_config
+    return {
+        "package": {"name": "atma", "version": version, "git_commit": commit},
+        "python": platform.python_version(),
+        "models": {"llm": _model_entry(comps.llm), "embedder": _model_entry(comps.embedder),
+                   "judge_llm": _model_entry(comps.judge_llm) or None,
+                   "gate": getattr(gate, "cache_key", None)},
+        "prompts": prompt_hashes(),
+        "seed": args.seed,
+        "config": {**{k: v for k, v in vars(args).items() if k not in ("func", "quiet")},
+                   "overlay_config": cfg.to_json() if cfg is not None and hasattr(cfg, "to_json") else None},
+        "partial": partial,
+        **dict(extra),
+    }
+
+
+# ------------------------------------------------------------------ stream tasks
+
+
+def scenario_tasks(scenarios: Sequence[Any]) -> list[Task]:
+    from .runner import Event
+
+    return [Task(id=s.id, events=tuple(Event(id=e.id, time=e.time, speaker=e.speaker, text=e.text) for e in s.events),
+                 asks=tuple(Ask(id=p.id, question=p.question, time=p.time, data=p) for p in s.probes), data=s)
+            for s in scenarios]
+
+
+def make_evaluator(comps: Components, judge_all: bool) -> Callable[[Task, Ask, Response], dict[str, Any]]:
+    from .grading import grade, resolve_with_judge
+    from .metrics import attribute, probe_diagnostics
+
+    def evaluate(task: Task, ask: Ask, resp: Response) -> dict[str, Any]:
+        p = ask.data
+        g = grade(resp.answer, p.gold, p.alternates, p.question)
+        final = g
+        if comps.judge_llm is not None and (g.ambiguous or judge_all):
+            j = resolve_with_judge(g, comps.judge_llm, question=p.question, answer=resp.answer, gold=p.gold,
+                                   alternates=p.alternates, always=judge_all)
+            # The matcher's verdict stands when it was clear; the judge only settles ambiguous ones.
+            final = j if g.ambiguous else replace(g, judge_label=j.judge_label, judge_error=j.judge_error)
+        diag = probe_diagnostics(pool=resp.pool, packet=resp.packet, target=p.meta.get("target_cue_id"),
+                                 other=p.meta.get("other_cue_id"), view=p.view,
+                                 packet_texts=[r["text"] for r in resp.packet_rows], gold=p.gold)
+        return {
+            "scenario": task.id, "probe": p.id, "question": p.question, "view": p.view, "gold": list(p.gold),
+            "alternates": list(p.alternates), "answer": resp.answer, "verdict": final.verdict,
+            "ambiguous": g.ambiguous, "decided_by": final.decided_by, "judge_label": final.judge_label,
+            "judge_error": final.judge_error, "matched": list(final.matched),
+            "packet": [{"id": r["id"], "event_id": r["event_id"], "label": r["label"], "text": r["text"][:300]}
+                       for r in resp.packet_rows],
+            "target_event": p.meta.get("target_cue_id"), "other_event": p.meta.get("other_cue_id"),
+            "diag": diag, "attribution": attribute(final.verdict, diag), "timings": resp.timings,
+            "trace": resp.trace, "meta": {k: p.meta[k] for k in ("unit_id", "slot", "update_type", "probe_type")
+                                          if k in p.meta},
+        }
+
+    return evaluate
+
+
+def row_results(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, plog: Any,
+                max_events: int | None, max_probes: int | None) -> dict[str, Any]:
+    from .metrics import bank_scores, judge_stats, summarize, units_from_probes
+
+    keys = [f"{t.id}/{a.id}" for t in tasks for a in t.asks]
+    if max_probes is not None:
+        keys = keys[:max_probes]
+    done = [plog.rows[k] for k in keys if k in plog.rows]
+    chosen_tasks = {k.split("/", 1)[0] for k in keys}
+    per_unit, writes, n_events, replayed = [], [], 0, 0
+    for t in tasks:
+        if t.id not in chosen_tasks:
+            continue
+        fs = final_store(row_dir, t, row, comps, max_events)
+        if fs is None:
+            continue
+        replayed += 1
+        units = units_from_probes([a.data.meta for a in t.asks], fs["event_order"])
+        per_unit += bank_scores(fs["items"], units)["per_unit"]
+        writes += fs["writes"]
+        n_events += fs["n_events"]
+    n_u = len(per_unit)
+    bank = {"n_units": n_u, "coexist": sum(p["coexist"] for p in per_unit) / n_u if n_u else None,
+            "role": sum(p["role"] for p in per_unit) / n_u if n_u else None}
+    out = summarize(done, bank=bank, writes=judge_stats(writes, n_events))
+    out.update({"row": row.name, "selected": len(keys), "done": len(done), "tasks_replayed": replayed,
+                "probes": done})
+    return out
+
+
+def finish(out: Path, benchmark: str, source: Mapping[str, Any], rows: dict[str, dict[str, Any]], man: dict[str, Any],
+           render: Callable[[dict[str, Any], Path], str]) -> dict[str, Any]:
+    """Write results.json (atomically), report.md and report.png; print the table."""
+    results: dict[str, Any] = {"schema": SCHEMA, "benchmark": benchmark, "source": dict(source),
+                               "partial": man["partial"], "manifest": man, "rows": rows}
+    if len(rows) == 1:
+        only = next(iter(rows.values()))
+        results.update({k: v for k, v in only.items() if k != "probes"})
+    atomic_write_json(out / "results.json", results)
+    text = render(results, out)
+    print(text)
+    print(f"results: {out / 'results.json'}\nchart: {out / 'report.png'}")
+    return results
+
+
+def run_stream(tasks: Sequence[Task], args: argparse.Namespace, *, benchmark: str, source: Mapping[str, Any],
+               comps: Components | None = None) -> dict[str, Any]:
+    """Run the selected rows over ``tasks`` and write the output dir. ``comps``: preloaded models (tests)."""
+    from . import report
+
+    rows = rows_for(args.overlay)
+    comps = comps or load_components(args, rows)
+    out = Path(args.out)
+    evaluate = make_evaluator(comps, args.judge_all)
+    total = sum(len(t.asks) for t in tasks)
+    results: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        row_dir = out / row.dirname
+        prepare_row_dir(row_dir, row_config(args, row, benchmark, source), fresh=args.fresh)
+        plog = run_row(tasks, row, comps, row_dir, evaluate=evaluate, max_events=args.max_events,
+                       max_probes=args.max_probes, progress=not args.quiet)
+        results[row.name] = row_results(tasks, row, comps, row_dir, plog, args.max_events, args.max_probes)
+    partial = bool(args.max_events is not None or (args.max_probes is not None and args.max_probes < total)
+                   or any(r["done"] < r["selected"] for r in results.values()))
+    man = manifest(args, comps, partial=partial)
+    return finish(out, benchmark, source, results, man, report.render_stream)
+
+
+def file_source(path: str) -> dict[str, Any]:
+    p = Path(path)
+    return {"path": str(p), "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+
+
+def make_parser(prog: str = "python -m eval.stream") -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog=prog, description="Evaluate a stream file (JSONL scenarios): host alone and/or "
+                                 "host + overlay, closed-pool grading.")
+    ap.add_argument("file", help="stream file (JSONL, one scenario a line)")
+    add_common_args(ap)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None, *, comps: Components | None = None, prog: str | None = None) -> int:
+    args = make_parser(prog or "python -m eval.stream").parse_args(argv)
+    return guard(lambda: _main(args, comps))
+
+
+def _main(args: argparse.Namespace, comps: Components | None) -> int:
+    from .stream_format import load_stream
+
+    check_common_args(args)
+    if not Path(args.file).is_file():
+        raise EvalError(f"stream file not found: {args.file}")
+    scenarios = load_stream(args.file)
+    if not scenarios:
+        raise EvalError(f"{args.file}: no scenarios")
+    run_stream(scenario_tasks(scenarios), args, benchmark="stream", source=file_source(args.file), comps=comps)
+    return 0
+
+
+def guard(fn: Callable[[], int]) -> int:
+    """Bad input -> one line on stderr, exit 2."""
+    from atma.bank import BankError
+    from atma.models import ModelError
+    from atma.protocols import LLMError
+
+    try:
+        return int(fn() or 0)
+    except (EvalError, ValueError, ModelError, LLMError, BankError, OSError) as e:
+        msg = " ".join(str(e).split()) or type(e).__name__
+        print(f"atma eval: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("atma eval: interrupted (rerun the same command to resume)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+"""The stream runner end to end with fakes: both rows, results schema, resumability, errors."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from adapters.builtin import BuiltinHost
+from atma import OverlayConfig
+from atma.sentry import CosineGate
+from atma.testing import HashEmbedder, ScriptedLLM
+from eval import stream as stream_mod
+from eval.runner import Components, ProbeLog, task_store
+
+SUPERSEDE = json.dumps({"reason": "moved", "conflict_status": "conflict", "conflict_type": "temporal_update",
+                        "action": "supersede", "links": ["supersedes"], "clarification_needed": False})
+
+
+def first_row(messages):
+    """Answer with the first memory row's text (overlay prompt '1. [...] ...' or host '[1] (...) ...')."""
+    user = messages[-1]["content"]
+    m = re.search(r"^(?:1\. \[[^\]]*\]|\[1\] \([^)]*\)) (?:[^:\n]+: )?(.*)$", user, re.M)
+    return m.group(1) if m else "I don't know"
+
+
+class Interrupt(BaseException):
+    """Stands in for a kill: not an Exception, so nothing catches it on the way out."""
+
+
+def make_comps(*, qa=first_row, judge_llm=None, fail_after=None):
+    emb = HashEmbedder()
+    calls = {"n": 0}
+
+    def answer(messages):
+        calls["n"] += 1
+        if fail_after is not None and calls["n"] > fail_after:
+            raise Interrupt()
+        return qa(messages)
+
+    llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question about people": answer,
+                             "past conversations": answer})
+    comps = Components(llm=llm, embedder=emb, make_host=lambda p, e, a: BuiltinHost(p, embedder=e, answerer=a),
+                       gate=CosineGate(emb, threshold=0.3), judge_llm=judge_llm, overlay_config=OverlayConfig(k=3))
+    return comps, calls
+
+
+def scenario(sid: str, n_filler: int = 3) -> dict:
+    ev = [{"id": "c1", "time": "2024-01-01T10:00:00", "speaker": "Dana", "text": "I live in Leeds these days."}]
+    for i in range(n_filler):
+        ev.append({"id": f"f{i}", "time": f"2024-02-0{i + 1}T10:00:00", "speaker": "Sam",
+                   "text": f"We watched film number {i} about pirates and robots."})
+    ev.append({"id": "c2", "time": "2024-06-01T10:00:00", "speaker": "Dana", "text": "I live in Bristol these days."})
+    meta = {"unit_id": "u1", "target_cue_id": "c2", "other_cue_id": "c1"}
+    probes = [
+        {"id": "cur", "question": "Where does Dana live these days?", "view": "current", "gold": ["Bristol"],
+         "alternates": ["Leeds"], "time": "2024-07-01T10:00:00", "meta": meta},
+        {"id": "hist", "question": "Where did Dana live before?", "view": "historical", "gold": ["Leeds"],
+         "alternates": ["Bristol"], "time": "2024-07-01T10:00:00",
+         "meta": {"unit_id": "u1", "target_cue_id": "c1", "other_cue_id": "c2"}},
+    ]
+    return {"id": sid, "events": ev, "probes": probes}
+
+
+@pytest.fixture
+def stream_file(tmp_path: Path) -> Path:
+    p = tmp_path / "s.jsonl"
+    p.write_text("\n".join(json.dumps(scenario(s)) for s in ("alpha", "beta")) + "\n")
+    return p
+
+
+def run(stream_file, out, *extra, comps=None):
+    comps = comps or make_comps()[0]
+    return stream_mod.main([str(stream_file), "--out", str(out), "--quiet", *extra], comps=comps)
+
+
+def test_both_rows_results_schema(stream_file, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert run(stream_file, out, "--overlay", "both") == 0
+    res = json.loads((out / "results.json").read_text())
+    assert set(res["rows"]) == {"host", "host+overlay"}
+    for name, row in res["rows"].items():
+        assert row["n"] == 4 and row["done"] == 4
+        assert set(row["per_view"]) == {"current", "historical"}
+        for key in ("qa_acc", "drift_rate", "other_rate", "evidence_support", "conflict_acc", "fact_acc"):
+            assert row[key] is not None
+        p = row["probes"][0]
+        assert {"question", "answer", "verdict", "packet", "attribution", "diag"} <= set(p)
+        assert all("label" in r and "event_id" in r for r in p["packet"])
+    host, ov = res["rows"]["host"], res["rows"]["host+overlay"]
+    assert host["bank"]["coexist"] == 1.0 and host["bank"]["role"] == 0.0  # a plain host has no state role
+    assert ov["bank"]["coexist"] == 1.0 and ov["bank"]["role"] == 1.0  # the Judge superseded Leeds
+    assert ov["writes"]["judge_calls"] > 0 and host["writes"]["judge_calls"] == 0
+    man = res["manifest"]
+    assert man["partial"] is False and set(man["prompts"]) >= {"audit_judge", "qa", "controller", "host_plain_qa"}
+    assert man["models"]["embedder"]["name"] == "hash"
+    assert (out / "report.md").read_text().count("| host + overlay |") == 4  # main, diagnostics, 2 views
+    assert (out / "report.png").stat().st_size > 1000
+    assert "Bank coexist" in capsys.readouterr().out
+    # The overlay labelled its rows; the host's rows are unlabelled.
+    assert any(r["label"] == "current memory" for p in ov["probes"] for r in p["packet"])
+    assert all(r["label"] == "" for p in host["probes"] for r in p["packet"])
+
+
+def test_overlay_answers_current_from_current_memory(stream_file, tmp_path):
+    out = tmp_path / "run"
+    assert run(stream_file, out, "--overlay", "on") == 0
+    res = json.loads((out / "results.json").read_text())
+    assert res["n"] == 4  # single row: its summary is also at the top level
+    cur = [p for p in res["rows"]["host+overlay"]["probes"] if p["view"] == "current"]
+    assert all(p["verdict"] == "correct" for p in cur)
+
+
+def test_resume_after_max_probes_counts_exact(stream_file, tmp_path):
+    out = tmp_path / "run"
+    comps, calls = make_comps()
+    assert run(stream_file, out, "--overlay", "on", "--max-probes", "3", comps=comps) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert res["partial"] is True and res["n"] == 3
+    assert "PARTIAL RUN" in (out / "report.md").read_text()
+    first_calls = calls["n"]
+    assert first_calls == 3
+    assert run(stream_file, out, "--overlay", "on", comps=comps) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert res["partial"] is False and res["n"] == 4
+    assert calls["n"] == first_calls + 1  # only the missing probe was asked again
+    keys = [json.loads(l)["key"] for l in (out / "overlay" / "probes.jsonl").read_text().splitlines()]
+    assert sorted(keys) == ["alpha/cur", "alpha/hist", "beta/cur", "beta/hist"]
+    # Scenario beta's replay finished in the first run and was reused, not redone.
+    db, marker = task_store(out / "overlay", "beta")
+    assert marker.exists()
+
+
+def test_kill_mid_run_then_resume(stream_file, tmp_path):
+    out = tmp_path / "run"
+    comps, _ = make_comps(fail_after=1)
+    with pytest.raises(Interrupt):
+        run(stream_file, out, "--overlay", "off", comps=comps)
+    log = out / "host" / "probes.jsonl"
+    assert len(log.read_text().splitlines()) == 1
+    with open(log, "a") as fh:  # a torn write from the kill
+        fh.write('{"key": "alpha/hi')
+    comps, calls = make_comps()
+    assert run(stream_file, out, "--overlay", "off", comps=comps) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert res["n"] == 4 and calls["n"] == 3
+    keys = [json.loads(l)["key"] for l in log.read_text().splitlines()]
+    assert len(keys) == len(set(keys)) == 4
+
+
+def test_interrupted_replay_is_redone(stream_file, tmp_path):
+    out = tmp_path / "run"
+    comps, _ = make_comps()
+    assert run(stream_file, out, "--overlay", "on", "--max-probes", "1", comps=comps) == 0
+    db, marker = task_store(out / "overlay", "alpha")
+    marker.unlink()  # as if the process died before the last event
+    comps, calls = make_comps()
+    assert run(stream_file, out, "--overlay", "on", comps=comps) == 0
+    assert json.loads((out / "results.json").read_text())["rows"]["host+overlay"]["bank"]["n_units"] == 2
+    assert marker.exists()
+    from atma.bank import StateBank
+
+    assert StateBank(str(db)).count("alpha") == 5  # replayed once from scratch, not appended twice
+
+
+def test_config_mismatch_is_one_line_error_unless_fresh(stream_file, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert run(stream_file, out, "--overlay", "off", "--max-probes", "1") == 0
+    capsys.readouterr()
+    assert run(stream_file, out, "--overlay", "off", "--k", "3") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "another configuration (k)" in err
+    assert run(stream_file, out, "--overlay", "off", "--k", "3", "--fresh") == 0
+
+
+def test_probe_log_ignores_duplicates_and_torn_tail(tmp_path):
+    p = tmp_path / "probes.jsonl"
+    p.write_text('{"key": "a/1", "v": 1}\n{"key": "a/1", "v": 2}\n{"key": "a/2"')
+    log = ProbeLog(p)
+    assert list(log.rows) == ["a/1"] and log.rows["a/1"]["v"] == 1
+    log.append({"key": "a/2", "v": 3})
+    log.append({"key": "a/2", "v": 4})
+    assert [json.loads(l)["key"] for l in p.read_text().splitlines()] == ["a/1", "a/1", "a/2"]
+
+
+def test_judge_resolves_ambiguous_only(stream_file, tmp_path):
+    judge = ScriptedLLM(default=json.dumps({"label": "correct", "option": "gold"}))
+    comps, _ = make_comps(qa=lambda m: "Either Leeds or Bristol", judge_llm=judge)
+    out = tmp_path / "run"
+    assert run(stream_file, out, "--overlay", "off", "--judge-llm", "smollm2-135m", comps=comps) == 0
+    row = json.loads((out / "results.json").read_text())
+    assert row["judge"]["ambiguous"] == 4 and row["judge"]["resolved_by_judge"] == 4
+    assert row["qa_acc"] == 1.0 and len(judge.calls) == 4
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["missing.jsonl"], "not found"),
+    (["BAD", "--host", "graphiti"], "unknown host"),
+    (["BAD", "--llm", "nosuchmodel"], "bad LLM spec"),
+])
+def test_cli_errors_one_line_exit_2(tmp_path, capsys, argv, msg):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{}\n")
+    argv = [str(bad) if a == "BAD" else str(tmp_path / a) if a.endswith(".jsonl") else a for a in argv]
+    out = tmp_path / "out"
+    assert stream_mod.main([*argv, "--out", str(out), "--quiet"], comps=make_comps()[0]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and msg in err
+    assert not out.exists()
+
+
+def test_bad_stream_line_one_line_nothing_written(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(scenario("a")) + "\n{not json\n")
+    out = tmp_path / "out"
+    assert stream_mod.main([str(bad), "--out", str(out), "--quiet"], comps=make_comps()[0]) == 2
+    err = capsys.readouterr().err.strip()
+    assert ":2: invalid JSON" in err and len(err.splitlines()) == 1
+    assert not out.exists()
