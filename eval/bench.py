@@ -1,11 +1,19 @@
 """Speed benchmarks, one subcommand each.
 
+    python -m eval.bench answer [--llm SPEC] [--units U] [--fillers F] [--questions Q] [--json FILE]
+    python -m eval.bench write  [--llm SPEC] [--units U] [--fillers F] [--json FILE]
+
     python -m eval.bench sentry [--gate sentry|cosine|both] [--records N] [--candidates K]
                                 [--threads T] [--json FILE]
 
 ``sentry``: records encoded per second (backbone + heads, batched), single-record encode
 latency, and pairs scored per second on cached feature rows (``route``: one new row
 against K candidates, the overlay's write path), with p50/p99 per call.
+``answer``: p50/p95 latency of ``overlay.answer`` on a small replayed bank (LTP profile 0:
+the cues of U units plus F conversation turns, in time order), split into LLM time (QA +
+controller) and non-LLM time (profiling, host search, hops, pre-rank, serialisation).
+``write``: events/s of ``overlay.add`` on the same events without the LLM Judge (rule only)
+and with it, plus Judge calls per event.
 Add other benchmarks as further subparsers in :func:`make_parser`.
 """
 
@@ -110,6 +118,99 @@ def bench_sentry(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _ltp_events(units: int, fillers: int) -> tuple[list[Any], list[Any]]:
+    """Events (cues of the first ``units`` units + ``fillers`` turns, time order) and those units' probes."""
+    from eval.ltp_run import DEFAULT_FILE
+    from eval.stream_format import load_stream
+
+    sc = load_stream(DEFAULT_FILE)[0]
+    probes = [p for p in sc.probes if int(p.meta["unit_id"].rsplit("u", 1)[1]) < units]
+    cues = {p.meta["target_cue_id"] for p in probes}
+    turns = [e for e in sc.events if not e.id.startswith("cue-")][:fillers]
+    events = sorted([e for e in sc.events if e.id in cues] + turns, key=lambda e: e.time)
+    return events, probes
+
+
+def _overlay_for(path: str, llm: Any, embedder: Any, *, use_judge: bool) -> Any:
+    from adapters.builtin import BuiltinHost
+    from atma import ATMAOverlay, OverlayConfig
+
+    host = BuiltinHost(path, embedder=embedder, answerer=llm)
+    return ATMAOverlay(host, namespace="bench", llm=llm, embedder=embedder, config=OverlayConfig(use_judge=use_judge))
+
+
+def _pcts(samples: Sequence[float]) -> dict[str, float]:
+    arr = np.asarray(samples) * 1000.0
+    return {"p50_ms": round(float(np.percentile(arr, 50)), 1), "p95_ms": round(float(np.percentile(arr, 95)), 1)}
+
+
+def _load_models(spec: str) -> tuple[Any, Any]:
+    from atma.embed import SentenceTransformerEmbedder
+    from atma.llm import load_llm
+
+    llm = load_llm(spec)
+    if hasattr(llm, "load"):
+        llm.load()
+    return llm, SentenceTransformerEmbedder("minilm")
+
+
+def bench_answer(args: argparse.Namespace) -> dict[str, Any]:
+    """overlay.answer latency split into LLM and non-LLM time."""
+    import tempfile
+
+    llm, emb = _load_models(args.llm)
+    events, probes = _ltp_events(args.units, args.fillers)
+    with tempfile.TemporaryDirectory() as tmp:
+        ov = _overlay_for(f"{tmp}/bank.db", llm, emb, use_judge=args.judge)
+        for e in events:
+            ov.add(e.text, time=e.time, speaker=e.speaker, meta={"event_id": e.id})
+        ov.answer(probes[0].question)  # warm-up (prompt cache, kernels)
+        rows = [ov.answer(p.question).trace.timings for p in probes[: args.questions]]
+        ov.host.close()
+    llm_s = [t.get("qa_llm_s", 0.0) + t.get("controller_llm_s", 0.0) for t in rows]
+    result = {"benchmark": "answer", "events": len(events), "questions": len(rows),
+              "total": _pcts([t["total_s"] for t in rows]), "llm": _pcts(llm_s),
+              "non_llm": _pcts([t["non_llm_s"] for t in rows]), "llm_spec": args.llm}
+    print(f"overlay.answer over {len(rows)} questions ({len(events)} events, {args.llm}):")
+    for part in ("total", "llm", "non_llm"):
+        print(f"  {part:<8} p50 {result[part]['p50_ms']:9.1f} ms   p95 {result[part]['p95_ms']:9.1f} ms")
+    _dump(args, result)
+    return result
+
+
+def bench_write(args: argparse.Namespace) -> dict[str, Any]:
+    """overlay.add throughput without and with the LLM Judge."""
+    import tempfile
+
+    llm, emb = _load_models(args.llm)
+    events, _ = _ltp_events(args.units, args.fillers)
+    emb.encode(["warm-up"])
+    result: dict[str, Any] = {"benchmark": "write", "llm_spec": args.llm, "events": len(events), "modes": {}}
+    for mode, use_judge in (("rule only", False), ("with Judge", True)):
+        with tempfile.TemporaryDirectory() as tmp:
+            ov = _overlay_for(f"{tmp}/bank.db", llm, emb, use_judge=use_judge)
+            t0 = time.perf_counter()
+            calls = 0
+            for e in events:
+                res = ov.add(e.text, time=e.time, speaker=e.speaker, meta={"event_id": e.id})
+                calls += sum(1 for j in res.trace.judge if j.status != "skipped")
+            secs = time.perf_counter() - t0
+            ov.host.close()
+        result["modes"][mode] = {"seconds": round(secs, 2), "events_per_s": round(len(events) / secs, 2),
+                                 "judge_calls": calls, "judge_calls_per_event": round(calls / len(events), 3)}
+    print(f"overlay.add over {len(events)} events ({args.llm}):")
+    for mode, r in result["modes"].items():
+        print(f"  {mode:<11} {r['events_per_s']:8.2f} events/s  ({r['judge_calls']} Judge calls, {r['seconds']} s)")
+    _dump(args, result)
+    return result
+
+
+def _dump(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m eval.bench", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -125,6 +226,19 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--json", default=None, help="write the result here")
     p.set_defaults(func=bench_sentry)
+    from atma.llm.spec import DEFAULT_LLM
+
+    for name, fn, help_ in (("answer", bench_answer, "overlay.answer p50/p95, LLM vs non-LLM time"),
+                            ("write", bench_write, "overlay.add events/s with and without the Judge")):
+        p = sub.add_parser(name, help=help_)
+        p.add_argument("--llm", default=DEFAULT_LLM, help="LLM spec (default: %(default)s)")
+        p.add_argument("--units", type=int, default=4, help="LTP profile-0 units whose cues are written")
+        p.add_argument("--fillers", type=int, default=12, help="conversation turns written besides the cues")
+        if name == "answer":
+            p.add_argument("--questions", type=int, default=6, help="questions timed (after one warm-up)")
+            p.add_argument("--judge", action="store_true", help="build the bank with the LLM Judge (default: rule)")
+        p.add_argument("--json", default=None, help="write the result here")
+        p.set_defaults(func=fn)
     return parser
 
 
