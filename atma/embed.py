@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import OrderedDict
 import threading
 import time
 from pathlib import Path
@@ -97,6 +98,8 @@ class SentenceTransformerEmbedder:
         if dim is None:  # some models only know it after one forward pass
             dim = int(self._st.encode(["x"], convert_to_numpy=True).shape[1])
         self.dim = int(dim)
+        self.recent_size = 2048
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @property
     def sha256(self) -> str | None:
@@ -127,11 +130,30 @@ class SentenceTransformerEmbedder:
             raise TypeError("encode takes a sequence of texts, not one string")
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        rows = self._st.encode(
-            [prefix + t for t in texts],
-            batch_size=self.batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return np.ascontiguousarray(rows, dtype=np.float32)
+        # A write searches the host with the event text, stores it and gates it: the same
+        # text reaches the embedder more than once in a row. Recent rows are kept.
+        keys = [prefix + t for t in texts]
+        missing = list(dict.fromkeys(k for k in keys if k not in self._recent))
+        if missing:
+            rows = self._st.encode(
+                missing,
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
+            rows = np.ascontiguousarray(rows, dtype=np.float32)
+            for k, row in zip(missing, rows):
+                self._recent[k] = row
+            while len(self._recent) > self.recent_size:
+                self._recent.popitem(last=False)
+        out = np.empty((len(keys), self.dim), dtype=np.float32)
+        for i, k in enumerate(keys):
+            row = self._recent.get(k)
+            if row is None:  # evicted within this very batch (batch larger than the cache)
+                row = np.asarray(self._st.encode([k], convert_to_numpy=True, normalize_embeddings=True,
+                                                 show_progress_bar=False)[0], dtype=np.float32)
+            else:
+                self._recent.move_to_end(k)
+            out[i] = row
+        return out

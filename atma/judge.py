@@ -26,6 +26,8 @@ __all__ = [
     "judge_messages",
     "parse_verdict",
     "plan_commit",
+    "admission",
+    "pair_prefilter",
 ]
 
 JUDGE_PROMPT_VERSION = "judge-v2"
@@ -231,6 +233,41 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                        conflict_type=ctype, action="supersede", links=["supersedes"], old_state=old.text[:300])
     return Verdict(reason=f"fallback rule ({why}): no clear change", conflict_status="unclear",
                    conflict_type="none", action="none", links=[])
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORDS = re.compile(r"\w+")
+#: Events shorter than this (in words) are stored but never audited.
+MIN_AUDIT_WORDS = 4
+
+
+def admission(text: str) -> str | None:
+    """Why an event cannot change a state, or None when it may (then it is audited).
+
+    A deterministic pass before any model call: questions and very short reactions
+    assert no fact, so they are stored without a Judge call.
+
+    >>> admission("How did the interview go?") is None
+    False
+    >>> admission("That's great!")
+    'too short to state a fact'
+    >>> admission("I moved to Bristol. Have you been?") is None
+    True
+    """
+    if len(_WORDS.findall(text)) < MIN_AUDIT_WORDS:
+        return "too short to state a fact"
+    sentences = [x for x in _SENTENCE.split(text.strip()) if x.strip()]
+    if sentences and all(x.rstrip().endswith("?") for x in sentences):
+        return "a question states no fact"
+    return None
+
+
+def pair_prefilter(old: Record, new: Record) -> str | None:
+    """Why a pair needs no Judge, or None. Statements by two different speakers describe
+    two people's states, and one person's news never retires another's."""
+    if old.speaker and new.speaker and old.speaker != new.speaker:
+        return "different speakers"
+    return None
 
 
 def plan_commit(new: Record, decisions: Sequence[tuple[Record, Verdict]], slot_members: Mapping[str, Sequence[Record]]) -> Commit:

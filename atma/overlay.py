@@ -17,7 +17,16 @@ import numpy as np
 
 from . import controller as ctl
 from .bank import StateBank
-from .judge import JUDGE_SCHEMA, Verdict, fallback_verdict, judge_messages, parse_verdict, plan_commit
+from .judge import (
+    JUDGE_SCHEMA,
+    Verdict,
+    admission,
+    fallback_verdict,
+    judge_messages,
+    pair_prefilter,
+    parse_verdict,
+    plan_commit,
+)
 from .packet import Candidate, apply_selection, build_pool, prerank, top_k
 from .profiler import profile
 from .protocols import LLM, GateScore, Host, HostHit, LLMError, PairGate
@@ -38,6 +47,8 @@ class OverlayConfig:
     seed_k: int = 10  # host seeds per query
     candidate_k: int = 8  # host hits searched per write for prior states
     max_judge_pairs: int = 3  # Judge calls per write at most (strongest gate pairs first)
+    admission: bool = True  # questions and short reactions are stored without an audit
+    same_speaker_only: bool = True  # pairs by two different speakers never reach the Judge
     judge_max_tokens: int = 256
     judge_timeout_s: float = 60.0
     use_judge: bool = True  # False: the deterministic rule decides every escalated pair
@@ -142,7 +153,12 @@ class ATMAOverlay:
         new = Record(id=rid, seq=seq, namespace=ns, text=text, time=when, speaker=speaker, host_id=host_id,
                      meta=dict(meta or {}))
 
-        escalated = sorted((p for p in zip(candidates, scores) if p[1].escalate), key=lambda p: -p[1].a)
+        skip = admission(text) if cfg.admission else None
+        escalated = [] if skip else sorted((p for p in zip(candidates, scores) if p[1].escalate), key=lambda p: -p[1].a)
+        if cfg.same_speaker_only:
+            escalated = [p for p in escalated if pair_prefilter(p[0][0], new) is None]
+        if cfg.admission:  # an old question or reaction holds no state to retire
+            escalated = [p for p in escalated if admission(p[0][0].text) is None]
         decisions: list[tuple[Record, Verdict]] = []
         calls: list[JudgeCall] = []
         llm_s = 0.0
@@ -165,7 +181,7 @@ class ATMAOverlay:
                                        d=s.d, escalate=s.escalate) for (old, src), s in zip(candidates, scores)),
             judge=tuple(calls),
             changes=tuple({"action": c.action.value, "old_id": c.old_id} for c in commit.changes),
-            slot=stored.slot, status=stored.status.value,
+            slot=stored.slot, status=stored.status.value, audit=skip or "audited",
             timings={"search_s": t_search - t0, "gate_s": t_gate - t_search, "judge_s": t_judge - t_gate,
                      "judge_llm_s": llm_s, "commit_s": t_end - t_judge, "total_s": t_end - t0},
         )

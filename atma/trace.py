@@ -52,10 +52,11 @@ class WriteTrace:
     changes: tuple[dict[str, str], ...]
     slot: str
     status: str
+    audit: str = "audited"  # or why the event was stored without an audit
     timings: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "write", "record_id": self.record_id, "host_id": self.host_id, "text": self.text,
+        return {"kind": "write", "audit": self.audit, "record_id": self.record_id, "host_id": self.host_id, "text": self.text,
                 "gate": self.gate, "candidates": [c.to_json() for c in self.candidates],
                 "judge": [j.to_json() for j in self.judge], "changes": list(self.changes), "slot": self.slot,
                 "status": self.status, "timings": self.timings}

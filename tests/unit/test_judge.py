@@ -86,3 +86,21 @@ def test_plan_skips_none_duplicates_and_stale():
     c = plan_commit(new, [(a, v("none")), (stale, v("supersede")), (a, v("coexist")), (a, v("supersede"))], {"s": [a, stale]})
     assert [(ch.action, ch.old_id) for ch in c.changes] == [(Action.COEXIST, "r1")]
     assert plan_commit(new, [], {}).record.slot == ""
+
+
+def test_doctests():
+    import doctest
+
+    import atma.judge
+
+    assert doctest.testmod(atma.judge).failed == 0
+
+
+def test_admission_and_pair_prefilter():
+    from atma.judge import admission, pair_prefilter
+
+    assert admission("Wow!") == "too short to state a fact"
+    assert admission("Did you finally move to Bristol?") == "a question states no fact"
+    assert admission("I finally moved to Bristol last week.") is None
+    assert pair_prefilter(rec("r1", "x", speaker="Dana"), rec("r2", "y", speaker="Sam")) == "different speakers"
+    assert pair_prefilter(rec("r1", "x", speaker=""), rec("r2", "y", speaker="Sam")) is None

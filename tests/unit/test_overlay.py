@@ -173,3 +173,15 @@ def test_bad_input_is_one_line_value_error():
     with pytest.raises(ValueError):
         ATMAOverlay(InMemoryHost(), namespace="")
     assert ov.records() == []
+
+
+def test_questions_and_other_speakers_never_reach_the_judge():
+    ov, llm, _ = make()
+    ov.add("I rent a flat in Leeds near the canal.", speaker="Dana")
+    q = ov.add("Do you still rent that flat in Leeds?", speaker="Sam")
+    assert q.trace.audit == "a question states no fact" and q.trace.judge == ()
+    s = ov.add("I rent a flat in Leeds near the canal too.", speaker="Sam")
+    assert s.trace.candidates and s.trace.judge == ()  # Dana's record is a candidate, but not Sam's state
+    d = ov.add("I moved from the flat in Leeds near the canal.", speaker="Dana")
+    assert [j.old_id for j in d.trace.judge] == ["r1"]
+    assert sum(JUDGE in c.messages[0]["content"] for c in llm.calls) == 1
