@@ -127,6 +127,8 @@ class StateBank:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=OFF")
+        # Erased text is zeroed in the file, not left in free pages.
+        self._db.execute("PRAGMA secure_delete=ON")
         with self._tx():
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip():

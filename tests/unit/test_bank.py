@@ -157,3 +157,16 @@ def test_raw_commits_are_all_or_nothing(ops):
         except BankError:
             assert [r.to_json() for r in b.records("u")] == before
         assert b.check_invariants("u") == []
+
+
+def test_erased_text_leaves_no_bytes_in_the_file(tmp_path):
+    path = tmp_path / "bank.db"
+    b = StateBank(path)
+    a = put(b, "u", "my secret address is Zanzibarstrasse 42")
+    put(b, "u", "unrelated")
+    b.save_trace("u", "query", {"answer": "Zanzibarstrasse 42"}, [a.id])
+    b.erase("u", [a.id])
+    b._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    b.close()
+    for f in tmp_path.iterdir():
+        assert b"Zanzibarstrasse" not in f.read_bytes(), f
