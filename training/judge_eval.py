@@ -107,7 +107,7 @@ def judge_fn(spec: str, items: Sequence[Mapping[str, Any]], *, max_tokens: int =
         from training.hf_judge import HFJudge
 
         folder, _, adapter = spec[3:].partition("+")
-        return _llm_judge(HFJudge(folder, adapter=adapter or None), max_tokens=max_tokens,
+        return _llm_judge(HFJudge(folder, adapter=adapter or None, keep_think=True), max_tokens=max_tokens,
                           schema=bool(schema)), spec
     from atma.llm import load_llm
 
@@ -151,15 +151,29 @@ def metrics(items: Sequence[Mapping[str, Any]], results: Sequence[JudgeResult]) 
     }
 
 
-def evaluate(fn: JudgeFn, items: Sequence[Mapping[str, Any]], *, progress: Callable[[int, int], None] | None = None
-             ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def evaluate(fn: JudgeFn, items: Sequence[Mapping[str, Any]], *, progress: Callable[[int, int], None] | None = None,
+             partial: Path | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Judge every item; with ``partial``, append each row to that JSONL as it is done (and
+    resume from the rows already there, so a long CPU run can be stopped and restarted)."""
     results, rows = [], []
+    done: dict[str, dict[str, Any]] = {}
+    if partial is not None and partial.is_file():
+        done = {r["id"]: r for r in map(json.loads, partial.read_text().splitlines()) if r}
     for k, item in enumerate(items):
-        r = fn(item)
+        if item["id"] in done:
+            row = done[item["id"]]
+            r = JudgeResult(Verdict.model_validate(row["verdict"]), row["status"], row["latency_s"], row["raw"],
+                            row.get("has_think", False))
+        else:
+            r = fn(item)
         results.append(r)
-        rows.append({"id": item["id"], "kind": item["kind"], "gold": item["verdict"]["action"],
-                     "pred": r.verdict.action, "status": r.status, "latency_s": round(r.latency_s, 3),
-                     "raw": r.raw[:800]})
+        row = {"id": item["id"], "kind": item["kind"], "gold": item["verdict"]["action"],
+               "pred": r.verdict.action, "status": r.status, "latency_s": round(r.latency_s, 3),
+               "has_think": r.has_think, "raw": r.raw[:800], "verdict": r.verdict.model_dump()}
+        rows.append(row)
+        if partial is not None and item["id"] not in done:
+            with partial.open("a") as f:
+                f.write(json.dumps(row) + "\n")
         if progress:
             progress(k + 1, len(items))
     return metrics(items, results), rows
@@ -200,13 +214,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     t0 = time.time()
 
     def progress(k: int, n: int) -> None:
-        if k % 10 == 0 or k == n:
+        if k % 5 == 0 or k == n:
             log.info("%d/%d items, %.0f s", k, n, time.time() - t0)
 
-    m, rows = evaluate(fn, items, progress=progress)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = args.name or _slug(args.judge)
+    m, rows = evaluate(fn, items, progress=progress, partial=out / f"{stem}.partial.jsonl")
     result = {"judge": name, "spec": args.judge, "split": args.split, "data": args.data,
               "schema": not args.no_schema, "wall_s": round(time.time() - t0, 1), "metrics": m, "items": rows}
     (out / f"{stem}.json").write_text(json.dumps(result, indent=1) + "\n")
