@@ -219,3 +219,12 @@ def test_bad_stream_line_one_line_nothing_written(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert ":2: invalid JSON" in err and len(err.splitlines()) == 1
     assert not out.exists()
+
+
+def test_missing_model_fails_before_anything_is_written(stream_file, tmp_path, capsys):
+    out = tmp_path / "out"
+    rc = stream_mod.main([str(stream_file), "--out", str(out), "--llm", str(tmp_path / "absent.gguf"), "--quiet"])
+    assert rc == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "absent.gguf" in err and "does not exist" in err
+    assert not out.exists()
