@@ -170,16 +170,17 @@ def attribute(verdict: str, diag: Mapping[str, Any]) -> str | None:
 
 
 def judge_stats(write_traces: Iterable[Mapping[str, Any]], n_events: int) -> dict[str, Any]:
-    """Audit-Judge load from write traces: LLM calls (skipped ones excluded), fallbacks, per 100 events."""
+    """Audit-Judge load from write traces: escalated pairs, LLM calls, fallbacks (calls whose
+    reply was unusable, decided by the rule instead), rule-only decisions (Judge disabled)."""
     calls = fallbacks = escalated = 0
     for body in write_traces:
         for j in body.get("judge", ()):
             escalated += 1
             if j.get("status") != "skipped":
                 calls += 1
-            if j.get("fallback"):
-                fallbacks += 1
+                fallbacks += bool(j.get("fallback"))
     return {"events": n_events, "escalated_pairs": escalated, "judge_calls": calls, "fallbacks": fallbacks,
+            "rule_decisions": escalated - calls,
             "judge_calls_per_100_events": 100.0 * calls / n_events if n_events else 0.0}
 
 

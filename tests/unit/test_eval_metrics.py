@@ -101,7 +101,8 @@ def test_judge_stats_counts_calls_and_fallbacks():
     traces = [{"judge": [{"status": "ok", "fallback": False}, {"status": "invalid_json", "fallback": True}]},
               {"judge": [{"status": "skipped", "fallback": True}]}, {"judge": []}]
     s = judge_stats(traces, n_events=4)
-    assert s["judge_calls"] == 2 and s["fallbacks"] == 2 and s["judge_calls_per_100_events"] == 50.0
+    assert s["judge_calls"] == 2 and s["fallbacks"] == 1 and s["rule_decisions"] == 1
+    assert s["judge_calls_per_100_events"] == 50.0
 
 
 def _row(view, verdict, in_packet=True, label=None):
