@@ -18,8 +18,8 @@ offline:
 
 Mapping to the Host protocol:
   * ``add`` -> ``add_episode`` (``group_id`` = namespace, in call order). The host id
-    is the episode uuid, chosen by the adapter, so it exists even when extraction
-    fails (the failure is logged and kept in ``graphiti_episodes.error``).
+    is the episode uuid Graphiti returns; when extraction fails the event is still
+    kept adapter-side under ``local:<uuid4>`` and the error in ``graphiti_episodes.error``.
   * ``search`` -> ``Graphiti.search`` (hybrid, reranked) -> the ``EntityEdge`` facts as
     they come: ``host_id = "fact:<edge uuid>"``, ``text = fact``, ``native`` =
     ``{kind, valid_at, invalid_at, expired_at, episodes, status, name}``. A fact is not an
@@ -37,6 +37,7 @@ import asyncio
 import logging
 import os
 import sqlite3
+import sys
 import threading
 import time as _time
 import uuid as _uuid
@@ -51,6 +52,7 @@ __all__ = ["GraphitiHost", "fact_qa_messages"]
 log = logging.getLogger(__name__)
 
 FACT_PREFIX = "fact:"
+LOCAL_PREFIX = "local:"  # an event whose add_episode failed (no episode in the graph)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS graphiti_episodes (
@@ -76,6 +78,15 @@ def _prepare_env(dim: int) -> None:
 
 
 def _import_graphiti() -> Any:
+    # Measured here: importing xllamacpp after kuzu aborts the process (std::bad_alloc
+    # in xllamacpp's module init); the other order works. Load it first when present.
+    if "kuzu" not in sys.modules:
+        try:
+            import xllamacpp  # noqa: F401
+        except ImportError:
+            pass
+    elif "xllamacpp" not in sys.modules:
+        log.warning("kuzu was imported before xllamacpp: loading a llama.cpp model in this process will abort")
     try:
         import graphiti_core  # noqa: F401
         import httpx  # noqa: F401  (graphiti-core imports it without declaring it)
@@ -213,7 +224,7 @@ class GraphitiHost:
 
     def _build(self, base_url: str | None, model: str, gguf: str, n_threads: int, n_ctx: int, max_tokens: int) -> Any:
         _prepare_env(int(self.embedder.dim))
-        _import_graphiti()
+        _import_graphiti()  # before the local server: it orders the native imports
         from graphiti_core import Graphiti
         from graphiti_core.driver.kuzu_driver import KuzuDriver
         from graphiti_core.graph_queries import GraphProvider, get_fulltext_indices
@@ -293,23 +304,30 @@ class GraphitiHost:
 
     def add_many(self, items: Iterable[Mapping[str, Any] | str], *, namespace: str) -> list[str]:
         """Episodes in order, one ``add_episode`` each (Graphiti requires the order)."""
-        from graphiti_core.nodes import EpisodeType
+        try:
+            from graphiti_core.nodes import EpisodeType
 
+            source: Any = EpisodeType.message
+        except ImportError:  # an injected graphiti (tests) without graphiti-core installed
+            source = "message"
         _check_namespace(namespace)
         ids = []
         with self._lock:
             for text, t, speaker, meta in (_normalise_item(it) for it in items):
-                ep = str(_uuid.uuid4())
                 body = f"{speaker}: {text}" if speaker else text
                 calls0 = self.llm_calls
                 t0 = _time.perf_counter()
                 error = None
                 try:
-                    self._run(self.graphiti.add_episode(
-                        name=f"{namespace}-{ep[:8]}", episode_body=body, source_description="conversation turn",
-                        reference_time=_aware(t), source=EpisodeType.message, group_id=namespace, uuid=ep,
+                    # add_episode(uuid=...) means "re-process that stored episode": let Graphiti pick it.
+                    res = self._run(self.graphiti.add_episode(
+                        name=f"{namespace}-{_uuid.uuid4().hex[:8]}", episode_body=body,
+                        source_description="conversation turn", reference_time=_aware(t), source=source,
+                        group_id=namespace,
                     ))
-                except Exception as e:  # extraction failed: keep the event, say so
+                    ep = str(res.episode.uuid)
+                except Exception as e:  # extraction failed: keep the event under a local id, say so
+                    ep = f"{LOCAL_PREFIX}{_uuid.uuid4()}"
                     error = f"{type(e).__name__}: {e}"[:500]
                     log.warning("graphiti add_episode failed in %s: %s", namespace, error)
                 seconds = _time.perf_counter() - t0
@@ -414,7 +432,8 @@ class GraphitiHost:
                 if self.get(hid, namespace=namespace) is None:
                     continue
                 try:
-                    self._run(self.graphiti.remove_episode(hid))
+                    if not hid.startswith(LOCAL_PREFIX):
+                        self._run(self.graphiti.remove_episode(hid))
                 except Exception as e:  # the episode may not exist if extraction failed
                     log.warning("graphiti remove_episode(%s): %s", hid, e)
                 with _transaction(self.conn):
