@@ -22,9 +22,9 @@ import json
 import random
 import sys
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
-from .runner import Ask, Components, EvalError, Event, Response, Row, Task, prepare_row_dir, rows_for, run_row
+from .runner import Ask, Components, EvalError, Event, Response, Task, prepare_row_dir, rows_for, run_row
 from .stream import add_common_args, check_common_args, finish, guard, load_components, manifest, row_config
 
 __all__ = ["JUDGE_PROMPT_VERSION", "adversarial_question", "main", "make_parser", "parse_categories", "sample_tasks"]

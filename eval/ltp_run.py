@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from .runner import Components, EvalError
 from .stream import add_common_args, check_common_args, file_source, guard, run_stream, scenario_tasks
