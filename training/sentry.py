@@ -69,7 +69,9 @@ class TrainConfig:
     seed: int = field(default=13, metadata={"help": "seed of data, split and initialisation"})
     max_interactions: int = field(default=0, metadata={
         "help": "use only the first N interactions (0: all); for smoke tests"})
-    recall_target: float = field(default=0.95, metadata={
+    n_negatives: int = field(default=3, metadata={
+        "help": "other-slot negatives per training interaction (the paper samples 1)"})
+    recall_target: float = field(default=0.98, metadata={
         "help": "validation recall the recalibrated thresholds must keep"})
     keep_epochs: bool = field(default=False, metadata={"help": "keep every epoch's checkpoint"})
     progress: bool = field(default=True, metadata={"help": "show a tqdm progress bar"})
@@ -313,7 +315,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     data, split = prepare(cfg)
     manifest = sd.write_dataset(data, out / "data")
-    pairs = {k: sd.build_pairs(data, ids) for k, ids in split.items()}
+    pairs = {k: sd.build_pairs(data, ids, n_negatives=cfg.n_negatives) for k, ids in split.items()}
 
     encoder = SentryEncoder.create(cfg.backbone, hidden=cfg.hidden, proj_dim=cfg.proj_dim,
                                    device=cfg.device, seed=cfg.seed)
@@ -513,6 +515,8 @@ def write_card(out: Path, card: dict[str, Any]) -> None:
         "",
         "Reproduce: `python -m training.sentry train` then `python -m training.sentry eval`.",
     ]
+    if card.get("notes"):
+        md += ["", "Notes:", ""] + [f"- {n}" for n in card["notes"]]
     if (out / "eval.json").is_file():
         ev = json.loads((out / "eval.json").read_text())
         md += ["", "Latest `python -m training.sentry eval` (eval.json):", "", "```",

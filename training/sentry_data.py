@@ -41,7 +41,7 @@ __all__ = [
     "write_dataset",
 ]
 
-GENERATOR_VERSION = "sentry-data-1"
+GENERATOR_VERSION = "sentry-data-2"
 
 CONFLICT_TYPES = ("temporal_update", "explicit_negation", "value_discrepancy", "scope_mismatch")
 CONSISTENT_KINDS = ("restatement", "refinement", "added_detail", "friend_suggestion")
@@ -327,6 +327,94 @@ _PROPER = frozenset(
     + list(_PARTNERS) + ["K-pop", "klezmer", "Kimchi"])
 
 
+# --------------------------------------------------------------------------- phrasing extras
+# Past-tense clause per slot ("I was a welder"), used by the "both values named" families.
+def _past(slot: _Slot, v: Any) -> str:
+    k = slot.key
+    if k == "job":
+        return f"I was {_a(v)}"
+    if k == "location":
+        return f"I lived in {v}"
+    if k == "relationship":
+        return "I was single" if v[0] == "single" else f"I was with {v[1]}"
+    if k == "pets":
+        return f"I had {_a(v[0])} called {v[1]}"
+    if k == "hobby":
+        return f"my big hobby was {v}"
+    if k == "food_like":
+        return f"I was crazy about {v}"
+    if k == "music_like":
+        return f"I mostly listened to {v}"
+    if k == "dislike":
+        return f"I couldn't bear {v}"
+    return {
+        "sleep_hours": f"I slept {v} hours a night",
+        "commute_min": f"my commute was {v} minutes",
+        "running_km": f"I ran {v} kilometres a week",
+        "coffee_cups": f"I had {v} cups of coffee a day",
+        "books_month": f"I got through {v} books a month",
+        "rent_eur": f"I paid {v} euros in rent",
+    }[k]
+
+
+# More everyday sentences that presuppose a value without stating it as a profile fact.
+# Rendered with the *current* value they are consistent detail; with another value they are
+# implicit changes (no contradiction words at all).
+_MORE_DETAIL: Mapping[str, Sequence[str]] = {
+    "job": ("Another twelve-hour shift as {av} today, I'm shattered",
+            "My manager wants every {v} on the team at the Monday briefing",
+            "Training a new {v} this week, which takes patience",
+            "Long day at work; being {av} is never dull"),
+    "location": ("Walked along the waterfront in {v} after dinner",
+                 "The trams in {v} were packed this morning",
+                 "Found a great little cafe near my place in {v}",
+                 "Summer evenings in {v} are the best"),
+    "relationship": ("{p} surprised me with breakfast in bed this morning",
+                     "{p} and I are planning a trip for our anniversary",
+                     "Had a lovely quiet evening at home with {p}"),
+    "pets": ("{pn} the {ps} woke me up at six again",
+             "Bought {pn} a new bed, the {ps} ignores it",
+             "{pn} needs a bath after that muddy walk"),
+    "hobby": ("Signed up for a {v} weekend course",
+              "My {v} group meets again on Sunday",
+              "Can't wait to get back to {v} this weekend"),
+    "food_like": ("Ordered {v} again tonight, never gets old",
+                  "There's a new place in town that does amazing {v}",
+                  "Stocked up on {v} at the market"),
+    "music_like": ("Had {v} playing all evening while I cooked",
+                   "Made a new {v} playlist for the weekend",
+                   "Spent the evening digging through {v} records"),
+    "dislike": ("Dodged {v} again this week, thankfully",
+                "Ugh, {v} again on Friday, I was miserable"),
+    "sleep_hours": ("Got my usual {n} hours of sleep last night",
+                    "Lights out at eleven, so that's {n} hours of sleep again"),
+    "commute_min": ("The usual {n} minutes on the bus this morning",
+                    "{n} minutes each way to the office, as usual"),
+    "running_km": ("Logged my usual {n} kilometres this week",
+                   "Another {n}-kilometre week of running done"),
+    "coffee_cups": ("That's my {n} cups of coffee for the day done",
+                    "Already on coffee number {n}, right on schedule"),
+    "books_month": ("On track for my usual {n} books this month",
+                    "Finished book number {n} for the month, as usual"),
+    "rent_eur": ("Transferred the {n} euros for rent this morning",
+                 "Rent day again, {n} euros gone"),
+}
+_FAVOURITE = frozenset({"hobby", "food_like", "music_like"})
+# Single-valued slots: naming another value implies a change even without change words.
+_EXCLUSIVE = frozenset({"job", "location", "relationship", "hobby", "music_like", "sleep_hours",
+                        "commute_min", "running_km", "coffee_cups", "books_month", "rent_eur"})
+_WHEN = ("at weekends", "on weekdays", "over the holidays", "on rainy days", "on workdays",
+         "in the summer months", "during busy weeks", "in winter")
+# Real updates mostly name the old value beside the new one or restate a number; weight them up.
+_STYLE_WEIGHT = {"both_values": 3, "negation_new_value": 2, "restated_number": 2, "implicit": 2}
+_STYLES_CONFLICT = {
+    "temporal_update": ("both_values", "implicit", "plain_new_value", "marker"),
+    "explicit_negation": ("negation", "negation_new_value"),
+    "value_discrepancy": ("correction", "restated_number", "plain_new_value"),
+    "scope_mismatch": ("scope_slot", "scope_generic"),
+}
+
+
 # --------------------------------------------------------------------------- records
 @dataclass(frozen=True)
 class PairExample:
@@ -405,55 +493,164 @@ def _decap(s: str) -> str:
     return s[0].lower() + s[1:]
 
 
-def _conflict_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any) -> str:
+def _details(slot: _Slot) -> tuple[str, ...]:
+    return tuple(slot.detail) + tuple(_MORE_DETAIL.get(slot.key, ()))
+
+
+def _renderable(slot: _Slot, v: Any) -> bool:
+    """Whether value ``v`` can fill the slot's detail/refine templates (a partner name)."""
+    return not (slot.key == "relationship" and v[0] == "single")
+
+
+def _conflict_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any
+                   ) -> tuple[str, str]:
+    """A conflicting interaction for old value ``v`` (new value ``w`` where one is named).
+    Returns ``(text, style)``; the styles are the phrasing families of real updates."""
     month, period = rng.choice(_MONTHS), rng.choice(_PERIODS)
-    if kind == "temporal_update":
+    sv, sw = slot.short(v), slot.short(w)
+    styles = list(_STYLES_CONFLICT[kind])
+    if kind == "temporal_update" and not _renderable(slot, w):
+        styles.remove("implicit")
+    if kind == "value_discrepancy" and slot.family != "numerical":
+        styles.remove("restated_number")
+    if kind == "scope_mismatch" and slot.key == "relationship":
+        styles.remove("scope_generic")
+    if slot.key not in _EXCLUSIVE:  # "I love figs" does not contradict "I love kimchi"
+        styles = [x for x in styles if x not in ("implicit", "plain_new_value")]
+    weights = [_STYLE_WEIGHT.get(x, 1) for x in styles]
+    style = rng.choices(styles, weights=weights)[0]
+    if style == "marker":
         return rng.choice((
             f"Since {month}, {slot.first(w)}.",
             f"Quick update: as of {period}, {slot.first(w)}.",
             f"Things changed {period} and now {slot.first(w)}.",
             f"{_cap(slot.first(w))} now; that started in {month}.",
-        ))
-    if kind == "explicit_negation":
+            f"Big change {period}: {slot.first(w)}.",
+            f"These days {slot.first(w)}.",
+        )), style
+    if style == "both_values":
+        opts = [
+            f"{_cap(_past(slot, v))} for years, but now {slot.first(w)}.",
+            f"Back then {_past(slot, v)}; these days {slot.first(w)}.",
+            f"{_cap(_past(slot, v))} until {period}, and now {slot.first(w)}.",
+            f"No longer {sv} - {sw} now.",
+            f"Went from {sv} to {sw} {period}.",
+            f"Swapped {sv} for {sw}.",
+            f"It's not {sv} these days, it's {sw}.",
+            f"Remember when {_past(slot, v)}? That's changed, {slot.first(w)} now.",
+            f"{_cap(slot.first(w))} now, not {sv}.",
+            f"Moved on from {sv}. {_cap(slot.first(w))}.",
+            f"{_cap(slot.neg(v))}; {slot.first(w)} instead.",
+            f"It used to be {sv}, but {period} that switched to {sw}.",
+        ]
+        if slot.key in _FAVOURITE:
+            opts += [f"{_cap(sv)} was my favourite for ages, but these days it's {sw}.",
+                     f"I was all about {sv} once; lately it's {sw}.",
+                     f"{_cap(sv)} had a good run, but I'm into {sw} now."]
+        if slot.key == "job":
+            opts += [f"I left my job as {_a(v)} {period} and now {slot.first(w)}.",
+                     f"After years as {_a(v)}, I've retrained; {slot.first(w)} now."]
+        if slot.key == "location":
+            opts += [f"We packed up and left {v} {period}; home is {w} now.",
+                     f"{v} was home for a long time, but I'm settled in {w} now."]
+        return rng.choice(opts), style
+    if style == "implicit":
+        tpls = [t for t in _details(slot) + tuple(slot.refine)
+                if not any(x in t.lower() for x in ("still", "same", "now", "before"))]
+        return _fill(rng.choice(tpls), slot, w, v) + rng.choice((".", "!", ".")), style
+    if style == "plain_new_value":
+        return rng.choice((f"{_cap(slot.first(w))}.", f"For what it's worth, {slot.first(w)}.",
+                           f"Oh and {slot.first(w)}.", f"{_cap(slot.first(w))}, by the way.")), style
+    if style == "negation":
+        opts = [f"{_cap(slot.neg(v))}.", f"Just so you know, {slot.neg(v)}.",
+                f"{_cap(slot.neg(v))}, that ended {period}.",
+                f"{_cap(slot.neg(v))}; that's behind me now.",
+                f"That's over: {slot.neg(v)}.",
+                f"Honestly, {slot.neg(v)}."]
+        if slot.family != "job" and slot.key != "relationship":
+            opts += [f"No more {sv} for me.", f"{_cap(sv)}? Not anymore."]
+        return rng.choice(opts), style
+    if style == "negation_new_value":
         return rng.choice((
-            f"{_cap(slot.neg(v))}.",
-            f"Just so you know, {slot.neg(v)}.",
-            f"{_cap(slot.neg(v))}, that ended {period}.",
-        ))
-    if kind == "value_discrepancy":
+            f"{_cap(slot.neg(v))} - {slot.first(w)} now.",
+            f"Not {sv} anymore; {slot.first(w)}.",
+            f"{_cap(slot.neg(v))}. {_cap(slot.first(w))} since {month}.",
+        )), style
+    if style == "correction":
         if slot.family == "numerical":
             return rng.choice((
                 f"Correction: {slot.first(w)}, not {v}.",
-                f"I got that wrong before, it's really {slot.short(w)}, not {slot.short(v)}.",
+                f"I got that wrong before, it's really {sw}, not {sv}.",
                 f"Actually {slot.first(w)}; the {v} figure was off.",
-            ))
+            )), style
         return rng.choice((
-            f"Correction: {slot.first(w)}, not {slot.short(v)}.",
-            f"I misspoke earlier, {slot.first(w)} rather than {slot.short(v)}.",
-        ))
-    if kind == "scope_mismatch":
-        return _fill(rng.choice(slot.scope), slot, v, w) + "."
-    raise ValueError(kind)
+            f"Correction: {slot.first(w)}, not {sv}.",
+            f"I misspoke earlier, {slot.first(w)} rather than {sv}.",
+            f"Sorry, I mixed that up: {slot.first(w)}.",
+            f"Let me fix something I said: {slot.first(w)}, not {sv}.",
+        )), style
+    if style == "restated_number":
+        return rng.choice((
+            f"These days it's more like {sw}.",
+            f"More like {sw} lately.",
+            f"Honestly it's closer to {sw} now.",
+            f"{_cap(sw)} these days, roughly.",
+            f"It's gone from {sv} to {sw}.",
+            f"{_cap(sv)} was the old normal; now it's {sw}.",
+            f"Realistically {slot.first(w)} at the moment.",
+        )), style
+    if style == "scope_slot":
+        return _fill(rng.choice(slot.scope), slot, v, w) + ".", style
+    if style == "scope_generic":
+        when = rng.choice(_WHEN)
+        return rng.choice((
+            f"{_cap(slot.first(v))}, but not {when}.",
+            f"{_cap(slot.first(v))}, except {when}, when it's {sw}.",
+            f"{_cap(when)} it's {sw}; otherwise {slot.first(v)}.",
+            f"Only {when} now: {slot.first(v)}.",
+            f"{_cap(sv)} still, just not {when}.",
+            f"Still {sv}, but only {when} now.",
+            f"{_cap(slot.first(v))} most of the time, though {when} I switch to {sw}.",
+            f"{_cap(sv)} is a {when.split()[-1]}-only thing for me now.",
+            f"Mostly {sv}, apart from {when}.",
+        )), style
+    raise ValueError((kind, style))
 
 
-def _consistent_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any) -> str:
+def _consistent_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any
+                     ) -> tuple[str, str]:
+    """A consistent interaction for value ``v``; ``(text, style)``."""
     rel = rng.choice(_RELATIVES)
+    sv, sw = slot.short(v), slot.short(w)
     if kind == "restatement":
-        return rng.choice((
+        opts = [
             f"{_cap(slot.first(v))}, same as before.",
             f"Nothing new there: {slot.first(v)}.",
             f"Still the case that {slot.first(v)}.",
             f"Like I said, {slot.first(v)}.",
-        ))
+            f"Still {sv}, nothing's changed.",
+            f"{_cap(slot.first(v))}, and I don't see that changing.",
+            f"Years on, {slot.first(v)}.",
+            f"For the record, {slot.first(v)} still.",
+            f"Some things never change: {slot.first(v)}.",
+            f"Same as always, {slot.first(v)}.",
+        ]
+        if slot.key in _FAVOURITE:
+            opts += [f"{_cap(sv)} has been my favourite for years and still is.",
+                     f"Still love {sv}, always will.",
+                     f"Nothing beats {sv}, even after all this time."]
+        return rng.choice(opts), "restatement"
     if kind == "refinement":
-        return _fill(rng.choice(slot.refine), slot, v, w) + "."
+        return _fill(rng.choice(slot.refine), slot, v, w) + ".", "refinement"
     if kind == "added_detail":
-        return _fill(rng.choice(slot.detail), slot, v, w) + "."
+        return _fill(rng.choice(_details(slot)), slot, v, w) + rng.choice((".", "!", ".")), "added_detail"
     if kind == "friend_suggestion":
         return rng.choice((
             f"My {rel} keeps telling me to {slot.suggest(w)}, but {slot.first(v)} and that's not changing.",
             f"My {rel} suggested I {slot.suggest(w)}; I said no, {slot.first(v)}.",
-        ))
+            f"I thought about {sw} for a while, but no: {slot.first(v)}.",
+            f"Tried {sw} once; {slot.first(v)} and that's how it'll stay.",
+        )), "other_value_mentioned"
     raise ValueError(kind)
 
 
@@ -482,12 +679,22 @@ def _mention(slot: _Slot, fact: Mapping[str, Any]) -> str | None:
     return None
 
 
-def generate(seed: int = 13, *, n_profiles: int = 60, facts_per_profile: int = 10,
-             n_interactions: int = 1000, conflict_share: float = 0.55) -> SentryData:
+def _fact_text(rng: random.Random, slot: _Slot, name: str, value: Any) -> str:
+    """A profile fact: a plain first/third-person statement, or (a third of the time) an
+    everyday remark that states the value in passing, as a remembered conversation would."""
+    r = rng.random()
+    if r < 0.33 and _renderable(slot, value):
+        return _fill(rng.choice(_details(slot) + tuple(slot.refine)), slot, value, value) + "."
+    return (_cap(slot.first(value)) if r < 0.66 else slot.third(name, value)) + "."
+
+
+def generate(seed: int = 13, *, n_profiles: int = 80, facts_per_profile: int = 10,
+             n_interactions: int = 2400, conflict_share: float = 0.55) -> SentryData:
     """Build the dataset deterministically from ``seed``."""
     rng = random.Random(seed)
     names = rng.sample(_NAMES, n_profiles) if n_profiles <= len(_NAMES) else [
-        f"{rng.choice(_NAMES)} {i}" for i in range(n_profiles)]
+        rng.choice(_NAMES) + (f" {_NAMES[i % len(_NAMES)][0]}." if i >= len(_NAMES) else "")
+        for i in range(n_profiles)]
     core = ("job", "location", "relationship", "pets", "hobby")
     profiles: list[dict[str, Any]] = []
     for pi, name in enumerate(names):
@@ -497,10 +704,9 @@ def generate(seed: int = 13, *, n_profiles: int = 60, facts_per_profile: int = 1
         for fi, key in enumerate(keys):
             slot = _SLOT_BY_KEY[key]
             value = rng.choice(slot.values)
-            text = (_cap(slot.first(value)) if rng.random() < 0.5 else slot.third(name, value)) + "."
             facts.append({"id": f"p{pi:03d}-f{fi:02d}", "slot": key, "family": slot.family,
                           "value": list(value) if isinstance(value, tuple) else value,
-                          "text": text})
+                          "text": _fact_text(rng, slot, name, value)})
         profiles.append({"id": f"p{pi:03d}", "name": name, "facts": facts})
 
     # Balanced kinds: conflicts split evenly over the four types, consistent over four kinds.
@@ -509,9 +715,9 @@ def generate(seed: int = 13, *, n_profiles: int = 60, facts_per_profile: int = 1
         CONSISTENT_KINDS[i % 4] for i in range(n_interactions - n_conf)]
     rng.shuffle(kinds)
     interactions: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    seen: set[str] = {f["text"] for p in profiles for f in p["facts"]}
     for ii, kind in enumerate(kinds):
-        for _attempt in range(50):
+        for _attempt in range(200):
             prof = rng.choice(profiles)
             fact = rng.choice(prof["facts"])
             slot = _SLOT_BY_KEY[fact["slot"]]
@@ -523,9 +729,9 @@ def generate(seed: int = 13, *, n_profiles: int = 60, facts_per_profile: int = 1
                 continue
             w = _other(rng, slot.values, v)
             if kind in CONFLICT_TYPES:
-                text = _conflict_text(rng, slot, kind, v, w)
+                text, style = _conflict_text(rng, slot, kind, v, w)
             else:
-                text = _consistent_text(rng, slot, kind, v, w)
+                text, style = _consistent_text(rng, slot, kind, v, w)
             others = [f for f in prof["facts"] if f["slot"] != fact["slot"]]
             negative, neg_kind = rng.choice(others), "other_slot"
             if rng.random() < 0.35:  # same entity, different slot: mention another slot's value
@@ -540,7 +746,7 @@ def generate(seed: int = 13, *, n_profiles: int = 60, facts_per_profile: int = 1
             seen.add(text)
             interactions.append({
                 "id": f"i{ii:04d}", "profile_id": prof["id"], "fact_id": fact["id"],
-                "slot": fact["slot"], "family": slot.family, "kind": kind,
+                "slot": fact["slot"], "family": slot.family, "kind": kind, "style": style,
                 "conflict": kind in CONFLICT_TYPES, "text": text,
                 "negative_fact_id": negative["id"], "negative_kind": neg_kind,
             })
@@ -572,11 +778,12 @@ def split_interactions(data: SentryData, *, seed: int = 13, fractions: tuple[flo
 
 
 def build_pairs(data: SentryData, interaction_ids: Iterable[str], *,
-                negatives: str = "sampled") -> list[PairExample]:
+                negatives: str = "sampled", n_negatives: int = 1) -> list[PairExample]:
     """Pairs for the given interactions: the same-slot pair plus negatives.
 
     ``negatives="sampled"``: the one negative named by the interaction (training format of
-    App. A.8). ``negatives="profile"``: every other-slot fact of the profile, i.e. the
+    App. A.8), plus ``n_negatives - 1`` further other-slot facts of the profile when
+    ``n_negatives > 1``. ``negatives="profile"``: every other-slot fact of the profile, i.e. the
     candidate set a new record would meet in its own profile (used for evaluation).
     """
     facts = data.facts_by_id()
@@ -590,6 +797,10 @@ def build_pairs(data: SentryData, interaction_ids: Iterable[str], *,
         pairs.append(PairExample(it["id"], it["text"], facts[it["fact_id"]]["text"], rel, it["kind"]))
         if negatives == "sampled":
             negs = [facts[it["negative_fact_id"]]]
+            if n_negatives > 1:  # extra other-slot facts, drawn deterministically per interaction
+                pool = [f for f in by_profile[it["profile_id"]]
+                        if f["slot"] != it["slot"] and f["id"] != it["negative_fact_id"]]
+                negs += random.Random(it["id"]).sample(pool, min(n_negatives - 1, len(pool)))
         elif negatives == "profile":
             negs = [f for f in by_profile[it["profile_id"]] if f["slot"] != it["slot"]]
         else:
@@ -618,6 +829,8 @@ def manifest_for(data: SentryData, data_bytes: bytes) -> dict[str, Any]:
             "consistent": sum(1 for i in data.interactions if not i["conflict"]),
             "by_kind": dict(sorted(kinds.items())),
             "by_slot": dict(sorted(Counter(i["slot"] for i in data.interactions).items())),
+            "by_style": dict(sorted(Counter(f'{i["kind"]}/{i.get("style", "")}'
+                                            for i in data.interactions).items())),
             "by_negative_kind": dict(sorted(Counter(i["negative_kind"]
                                                     for i in data.interactions).items())),
         },

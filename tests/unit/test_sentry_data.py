@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 from collections import Counter
 from pathlib import Path
@@ -26,7 +27,7 @@ def test_sizes_and_coverage(data):
     facts = [f for p in data.profiles for f in p["facts"]]
     assert len(data.profiles) >= 50
     assert len(facts) >= 500
-    assert 950 <= len(data.interactions) <= 1050
+    assert 2300 <= len(data.interactions) <= 2500
     kinds = Counter(i["kind"] for i in data.interactions)
     assert set(kinds) == set(sd.CONFLICT_TYPES) | set(sd.CONSISTENT_KINDS)
     assert min(kinds.values()) >= 80
@@ -41,6 +42,35 @@ def test_every_update_type_reaches_several_slot_families(data):
     for kind in sd.CONFLICT_TYPES:
         fams = {i["family"] for i in data.interactions if i["kind"] == kind}
         assert len(fams) >= 3, (kind, fams)
+
+
+def _named(value) -> str:
+    return str(value[1] if isinstance(value, list) else value)
+
+
+def test_conflicts_cover_real_update_phrasing_families(data):
+    """Updates that name both values, implicit changes with no contradiction words, numeric
+    restatements, negations and scoped exceptions are all present, and consistent
+    interactions that mention the current value are too."""
+    styles = Counter((i["kind"], i["style"]) for i in data.interactions)
+    for kind, fams in sd._STYLES_CONFLICT.items():
+        for fam in fams:
+            assert styles[(kind, fam)] >= 25, (kind, fam, styles)
+    facts = data.facts_by_id()
+    change_words = ("now", "anymore", "no longer", "used to", "since", "correction", "changed",
+                    "not ", "instead", "switched")
+    for it in data.interactions:
+        v = _named(facts[it["fact_id"]]["value"])
+        text = it["text"]
+        if it["style"] == "both_values":
+            assert v.lower() in text.lower(), text  # the old value is named beside the new one
+        if it["style"] == "implicit" and v:
+            assert not re.search(rf"\b{re.escape(v.lower())}\b", text.lower()), text
+            assert not any(w in text.lower() for w in change_words), text
+        if it["kind"] in ("restatement", "added_detail", "refinement") and (
+                it["slot"] not in ("relationship", "pets")):
+            assert v.lower() in text.lower(), text
+    assert sum(1 for i in data.interactions if i["style"] == "restated_number") >= 40
 
 
 def test_negative_is_same_profile_other_slot(data):
@@ -73,7 +103,7 @@ def test_written_manifest_matches_file(tmp_path, data):
     raw = (tmp_path / "sentry_data.json").read_bytes()
     assert manifest["sha256"] == hashlib.sha256(raw).hexdigest() == sd.dataset_sha256(data)
     assert json.loads((tmp_path / "manifest.json").read_text()) == manifest
-    assert manifest["counts"]["profile_facts"] == 600
+    assert manifest["counts"]["profile_facts"] == 800
     assert sd.dataset_sha256(sd.load_dataset(tmp_path)) == manifest["sha256"]
 
 
@@ -136,7 +166,9 @@ def test_ltp_reader_and_overlap_check_on_fixture(tmp_path, data):
     strings = sd.ltp_surface_strings(tmp_path)
     assert "What does A do on Sundays these days?" in strings
     hits = sd.ltp_overlap(data, strings)
-    assert [h[1] for h in hits] == [data.interactions[0]["text"]]
+    # the planted text is found (shorter texts of ours it contains may be found with it)
+    assert data.interactions[0]["text"] in [h[1] for h in hits]
+    assert all(h[0] == data.interactions[0]["text"] for h in hits)
 
 
 def test_no_ltp_cue_or_question_in_training_data(data):
