@@ -258,11 +258,18 @@ class SentryEncoder:
 
 
 def default_checkpoint_dir() -> Path:
-    """``$ATMA_SENTRY_CHECKPOINT`` if set, else ``checkpoints/sentry`` beside the package."""
+    """``$ATMA_SENTRY_CHECKPOINT`` if set; else ``checkpoints/sentry`` of the repository this
+    package was imported from (source tree or ``pip install -e .``); else, for a wheel that
+    ships the checkpoint as package data, ``atma/assets/sentry`` inside the package."""
     env = os.environ.get("ATMA_SENTRY_CHECKPOINT")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "checkpoints" / "sentry"
+    here = Path(__file__).resolve().parent
+    repo = here.parent / "checkpoints" / "sentry"
+    packaged = here / "assets" / "sentry"
+    if not (repo / CHECKPOINT_FILE).is_file() and (packaged / CHECKPOINT_FILE).is_file():
+        return packaged
+    return repo
 
 
 def _checkpoint_file(path: str | Path | None) -> Path:

@@ -255,3 +255,18 @@ def test_cache_key_follows_finetuned_backbone_weights():
     with torch.no_grad():
         bb.layer.weight.add_(1e-3)
     assert SentryGate(enc).cache_key != k0
+
+
+def test_default_checkpoint_dir_repo_then_packaged(tmp_path, monkeypatch):
+    import atma.sentry as sentry_mod
+
+    monkeypatch.delenv("ATMA_SENTRY_CHECKPOINT", raising=False)
+    assert default_checkpoint_dir() == Path(sentry_mod.__file__).resolve().parent.parent / "checkpoints" / "sentry"
+    # an installed wheel: no repo checkout beside the package, checkpoint shipped as package data
+    pkg = tmp_path / "site" / "atma"
+    (pkg / "assets" / "sentry").mkdir(parents=True)
+    (pkg / "assets" / "sentry" / "sentry_best.pt").write_bytes(b"x")
+    monkeypatch.setattr(sentry_mod, "__file__", str(pkg / "sentry.py"))
+    assert default_checkpoint_dir() == pkg / "assets" / "sentry"
+    monkeypatch.setenv("ATMA_SENTRY_CHECKPOINT", str(tmp_path / "elsewhere"))
+    assert default_checkpoint_dir() == tmp_path / "elsewhere"
