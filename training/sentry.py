@@ -4,7 +4,8 @@
     python -m training.sentry train [--epochs N] [--backbone B] [--device cpu|cuda] [--out DIR]
     python -m training.sentry eval  [--checkpoint DIR] [--ltp data/ltp] [--json FILE]
 
-Training: each interaction gives its same-slot pair and one sampled other-slot negative;
+Training: each interaction gives its same-slot pair and ``--n-negatives`` (default 3; the
+paper samples 1) other-slot negatives of its profile;
 targets follow Eq. 5; the loss is Eq. 6 (alpha·MSE on topic dot products + beta·MSE on logic
 dot products); AdamW; interactions split train/val/test by id, stratified by kind; one
 checkpoint per epoch, the one with the lowest validation loss kept as ``sentry_best.pt``.

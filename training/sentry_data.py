@@ -3,7 +3,12 @@
 What: ``generate(seed)`` builds profiles (one fact per slot), and interactions that
 either *conflict* with one profile fact (four update types: temporal update, explicit
 negation, value discrepancy, scope mismatch) or are *consistent* with it (restatement,
-refinement, added detail, a friend's suggestion that changes nothing). Each interaction
+refinement, added detail, a friend's suggestion that changes nothing). Within each type the
+wording is drawn from phrasing families real updates use (``style``): both values named
+("I was X for years, but now Y"), implicit changes (an everyday remark presupposing the new
+value, no contradiction words), a plain new value, change markers, negation with or without
+the new value, corrections, numeric restatements ("more like N these days"), slot-specific
+and generic scoped exceptions. Each interaction
 also names one negative fact of the same profile from another slot, often a slot whose
 value the interaction mentions ("same entity, different slot").
 
