@@ -35,8 +35,9 @@ searchable as raw events at once.
 
 Cost control (a deviation, on by default): the full schema lists 305 leaf paths
 (~6k tokens). Each chunk prompt shows the ``path_hints`` paths most similar to the
-chunk plus every non-empty leaf; ``path_hints=None`` shows the whole schema (needs a
-context of >= 8k tokens).
+chunk's turns, the ``core_paths`` (residence, job, family, pets, ...) and every
+non-empty leaf; ``path_hints=None`` shows the whole schema (needs a context of >= 8k
+tokens).
 
 Example::
 
@@ -84,6 +85,28 @@ SCHEMA_FILE = "human_tree_en.json"
 OP_NAMES = ("ADD", "UPDATE", "DELETE", "NO_OP")
 LEAF_PREFIX = "leaf:"
 
+#: Fields every chunk prompt shows when they are in the schema: the slots personal
+#: conversations change most (where one lives, works, who with, pets, habits). Matching
+#: a turn to 305 field *names* by similarity misses them (measured with MiniLM on the
+#: Dana story: "I rent a flat in Leeds" never ranked Residence in the top 40).
+CORE_PATHS = (
+    "4_Identity_Characteristics.Social_Identity.Legal_and_Civic_Status.Name",
+    "1_Biological_Characteristics.Physiological_Status.Age_Related_Characteristics.Chronological_Age",
+    "1_Biological_Characteristics.Physiological_Status.Health_Status",
+    "1_Biological_Characteristics.Biological_Rhythms.Sleep_Characteristics",
+    "4_Identity_Characteristics.Social_Identity.Migration_and_Mobility.Residence",
+    "4_Identity_Characteristics.Social_Identity.Migration_and_Mobility.Place_of_Birth",
+    "4_Identity_Characteristics.Social_Identity.Occupational_Role.Position",
+    "4_Identity_Characteristics.Social_Identity.Occupational_Role.Industry",
+    "4_Identity_Characteristics.Social_Identity.Educational_Background.Educational_Attainment",
+    "4_Identity_Characteristics.Family_System.Family_Roles.Marital_Status",
+    "4_Identity_Characteristics.Family_System.Family_Structure.Relationships",
+    "4_Identity_Characteristics.Family_System.Caregiving_Responsibilities.Pet_Care",
+    "5_Behavioral_Characteristics.Lifestyle.Residential_Environment.Housing_Type",
+    "5_Behavioral_Characteristics.Behavioral_Habits.Dietary_Habits",
+    "5_Behavioral_Characteristics.Interests_and_Skills.Interests_and_Hobbies",
+)
+
 #: The JSON schema the op-emitting LLM is constrained to. Paths are free strings on
 #: purpose: a path the schema does not have is the model's error, counted in stats.
 OPS_SCHEMA: dict[str, Any] = {
@@ -92,7 +115,7 @@ OPS_SCHEMA: dict[str, Any] = {
     "properties": {
         "operations": {
             "type": "array",
-            "maxItems": 12,
+            "maxItems": 6,
             "items": {
                 "type": "object",
                 "properties": {
@@ -257,7 +280,12 @@ _OPS_SYSTEM = (
     "- DELETE: blank a field that is no longer true (value \"\").\n"
     "- NO_OP: nothing to change (path \"\", value \"\").\n"
     "Use only paths exactly as listed. Values are short facts in English, with the person's "
-    "own words where possible. Record facts about the people speaking; ignore small talk."
+    "own words where possible. Record only what the dialogue states; never guess. Ignore small talk. "
+    "At most six operations.\n"
+    "Example. Current: 4_Identity_Characteristics.Social_Identity.Migration_and_Mobility.Residence: Paris. "
+    "Chunk: \"Ana: We finally moved to Rome!\" -> "
+    '{"operations": [{"op": "UPDATE", "path": '
+    '"4_Identity_Characteristics.Social_Identity.Migration_and_Mobility.Residence", "value": "Rome"}]}'
 )
 
 
@@ -301,8 +329,9 @@ class InsideOutConfig:
     """Run configuration."""
 
     chunk_exchanges: int = 3  # exchanges per chunk (InsideOut: at most three)
-    path_hints: int | None = 40  # leaf paths shown per chunk prompt; None = the whole schema
-    ops_max_tokens: int = 384
+    path_hints: int | None = 30  # leaf paths matched to the chunk per prompt; None = the whole schema
+    core_paths: tuple[str, ...] = CORE_PATHS  # always shown (those the schema has)
+    ops_max_tokens: int = 640
     ops_timeout_s: float | None = 300.0
     answer_mode: Literal["tree", "tree+turns"] = "tree"
     answer_turns: int = 5  # raw turns added in "tree+turns"
@@ -562,17 +591,20 @@ class InsideOutHost:
         n = self.config.path_hints
         if n is None or n >= len(self.paths):
             return list(self.paths)
-        text = " ".join(h.text for h in chunk)
+        # One dense and one BM25 list per turn, fused: a chunk's text as a single query
+        # drifts to whatever its turns share, and the fields each turn needs drop out.
+        texts = [h.text for h in chunk] or [""]
         vecs = self._leaf_path_vecs()
-        q = self._encode([text])[0]
-        dense = list(np.argsort(-(vecs @ q), kind="stable"))
-        lexical = _bm25_rank(text, [path_words(p) for p in self.paths])
+        qs = self._encode(texts)
+        words = [path_words(p) for p in self.paths]
         fused: dict[int, float] = {}
-        for ranked in (dense, lexical):
-            for rank, i in enumerate(ranked, 1):
-                fused[int(i)] = fused.get(int(i), 0.0) + 1.0 / (self.config.rrf_k + rank)
+        for text, q in zip(texts, qs):
+            for ranked in (np.argsort(-(vecs @ q), kind="stable")[: 4 * n], _bm25_rank(text, words)[: 4 * n]):
+                for rank, i in enumerate(ranked, 1):
+                    fused[int(i)] = fused.get(int(i), 0.0) + 1.0 / (self.config.rrf_k + rank)
         best = sorted(fused, key=lambda i: (-fused[i], i))[:n]
-        chosen = set(best) | {self.paths.index(p) for p in leaves if p in self._path_set}
+        always = [*self.config.core_paths, *leaves]
+        chosen = set(best) | {self.paths.index(p) for p in always if p in self._path_set}
         return [self.paths[i] for i in sorted(chosen)]
 
     def _leaf_path_vecs(self) -> np.ndarray:
