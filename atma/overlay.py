@@ -46,11 +46,11 @@ class OverlayConfig:
     k: int = 5  # packet size (retrieval budget)
     seed_k: int = 10  # host seeds per query
     candidate_k: int = 8  # host hits searched per write for prior states
-    max_judge_pairs: int = 3  # Judge calls per write at most (strongest gate pairs first)
+    max_judge_pairs: int = 1  # Judge calls per write at most (strongest gate pairs first); see README
     admission: bool = True  # questions and short reactions are stored without an audit
     same_speaker_only: bool = True  # pairs by two different speakers never reach the Judge
     judge_max_tokens: int = 256
-    judge_timeout_s: float = 60.0
+    judge_timeout_s: float = 180.0  # the first call also reads the (then cached) system prompt
     use_judge: bool = True  # False: the deterministic rule decides every escalated pair
     qa_max_tokens: int = 96
     qa_timeout_s: float = 120.0
