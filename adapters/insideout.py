@@ -120,8 +120,10 @@ OPS_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "op": {"type": "string", "enum": list(OP_NAMES)},
-                    "path": {"type": "string"},
-                    "value": {"type": "string"},
+                    "path": {"type": "string", "maxLength": 160},
+                    # Bounded: the 1.5B model can loop inside a value ("theater, cinema,
+                    # museum, ...") until max_tokens and the reply no longer parses.
+                    "value": {"type": "string", "maxLength": 160},
                 },
                 "required": ["op", "path", "value"],
                 "additionalProperties": False,
