@@ -42,7 +42,8 @@ __all__ = ["add_common_args", "load_components", "main", "make_parser", "run_str
 
 log = logging.getLogger(__name__)
 
-HOSTS = ("builtin",)
+from adapters.registry import HOSTS
+
 SCHEMA = "atma-eval/1"
 
 
@@ -53,7 +54,7 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     from atma.llm.spec import DEFAULT_LLM
 
     p.add_argument("--out", required=True, help="output directory (resumable: rerun with the same --out)")
-    p.add_argument("--host", default="builtin", help="host memory system (available: builtin)")
+    p.add_argument("--host", default="builtin", help="host memory system: builtin, insideout, amem, graphiti")
     p.add_argument("--overlay", choices=("on", "off", "both"), default="both",
                    help="on: host + overlay; off: host alone; both: both rows (default: %(default)s)")
     p.add_argument("--llm", default=os.environ.get("ATMA_LLM", DEFAULT_LLM),
@@ -120,7 +121,7 @@ def _load_llm(spec: str, args: argparse.Namespace) -> Any:
 
 def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components:
     """Load the models once; a missing model raises before any file is written."""
-    from adapters.builtin import BuiltinHost
+    from adapters.registry import make_host as registry_make_host
     from atma import OverlayConfig
     from atma.controller import ControllerConfig
     from atma.embed import SentenceTransformerEmbedder
@@ -136,7 +137,8 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
     cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller))
 
     def make_host(path: str, emb: Any, answerer: Any) -> Any:
-        return BuiltinHost(path, embedder=emb, answerer=answerer)
+        # Hosts that maintain their store with an LLM (insideout, amem, graphiti) always get one.
+        return registry_make_host(args.host, path=path, embedder=emb, llm=answerer or llm)
 
     return Components(llm=llm, embedder=embedder, make_host=make_host, gate=gate, judge_llm=judge, overlay_config=cfg)
 

@@ -197,7 +197,7 @@ def test_judge_resolves_ambiguous_only(stream_file, tmp_path):
 
 @pytest.mark.parametrize("argv, msg", [
     (["missing.jsonl"], "not found"),
-    (["BAD", "--host", "graphiti"], "unknown host"),
+    (["BAD", "--host", "zep-cloud"], "unknown host"),
     (["BAD", "--llm", "nosuchmodel"], "bad LLM spec"),
 ])
 def test_cli_errors_one_line_exit_2(tmp_path, capsys, argv, msg):
