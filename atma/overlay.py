@@ -188,16 +188,34 @@ class ATMAOverlay:
         self.bank.save_trace(ns, "write", trace.to_json(), [stored.id, *(old.id for (old, _), _ in zip(candidates, scores))])
         return AddResult(stored, trace)
 
+    def _map_hits(self, hits: Sequence[HostHit]) -> list[tuple[HostHit, list[Record]]]:
+        """Each hit with the bank records behind it: the record written for its host id, or,
+        for hosts whose hits are derived facts (Graphiti), the records of the episodes
+        named in ``native["episodes"]``."""
+        ns = self.namespace
+        ids = [h.host_id for h in hits]
+        for h in hits:
+            ids.extend(str(e) for e in (h.native or {}).get("episodes", ()) or ())
+        mapped = self.bank.by_host_ids(ns, ids)
+        out = []
+        for h in hits:
+            rec = mapped.get(h.host_id)
+            if rec is not None:
+                out.append((h, [rec]))
+            else:
+                eps = [mapped[str(e)] for e in (h.native or {}).get("episodes", ()) or () if str(e) in mapped]
+                out.append((h, eps))
+        return out
+
     def _prior_states(self, hits: Sequence[HostHit]) -> list[tuple[Record, str]]:
         """P_j: live records behind the host's hits, plus the live head of any stale hit's chain."""
         ns = self.namespace
-        mapped = self.bank.by_host_ids(ns, [h.host_id for h in hits])
         out: list[tuple[Record, str]] = []
         seen: set[str] = set()
         heads: list[tuple[str, str]] = []
-        for rank, h in enumerate(hits, 1):
-            rec = mapped.get(h.host_id)
-            if rec is None or rec.id in seen:
+        ranked = [(rank, rec) for rank, (_, recs) in enumerate(self._map_hits(hits), 1) for rec in recs]
+        for rank, rec in ranked:
+            if rec.id in seen:
                 continue
             if rec.is_live:
                 seen.add(rec.id)
@@ -262,15 +280,14 @@ class ATMAOverlay:
         t0 = _time.perf_counter()
         prof = profile(query)
         hits = self.host.search(query, namespace=ns, k=cfg.seed_k)
-        mapped = self.bank.by_host_ids(ns, [h.host_id for h in hits])
         seeds: list[tuple[Record, float]] = []
-        for h in hits:
-            rec = mapped.get(h.host_id)
-            if rec is None:  # a host row the overlay never saw: keep it, state unknown
-                rec = Record(id=f"host:{h.host_id}", namespace=ns, text=h.text, time=h.time, speaker=h.speaker,
-                             status=Status.UNKNOWN, host_id=h.host_id, meta={"native": dict(h.native)})
-            seeds.append((rec, h.score))
-        pool = build_pool(seeds, prof.view, lambda ids: self.bank.get_many(ns, ids),
+        for h, recs in self._map_hits(hits):
+            if not recs:  # a host row the overlay never saw: keep it, state unknown
+                recs = [Record(id=f"host:{h.host_id}", namespace=ns, text=h.text, time=h.time, speaker=h.speaker,
+                               status=Status.UNKNOWN, host_id=h.host_id, meta={"native": dict(h.native)})]
+            seeds.extend((rec, h.score) for rec in recs)
+        neighbours = self._host_neighbours([r for r, _ in seeds])
+        pool = build_pool(seeds, prof.view, lambda ids: self.bank.get_many(ns, ids), host_neighbors=neighbours,
                           mode="bucket" if cfg.prerank == "bucket" else "interleave")
         pi0 = prerank(pool)
         t_pool = _time.perf_counter()
@@ -290,6 +307,15 @@ class ATMAOverlay:
             "view": prof.view,
         }
         return packet, part
+
+    def _host_neighbours(self, seeds: Sequence[Record]) -> dict[str, list[Record]]:
+        """Semantic hops the host itself keeps (A-Mem note links), mapped to bank records."""
+        fn = getattr(self.host, "neighbors", None)
+        if fn is None:
+            return {}
+        by_seed = {r.id: [str(x) for x in fn(r.host_id, namespace=self.namespace) or ()] for r in seeds if r.host_id}
+        mapped = self.bank.by_host_ids(self.namespace, [x for xs in by_seed.values() for x in xs])
+        return {rid: [mapped[x] for x in xs if x in mapped] for rid, xs in by_seed.items() if xs}
 
     def _control(self, query: str, prof: Any, pool: Sequence[Candidate], k: int) -> ctl.ControllerResult:
         cc = self.config.controller

@@ -364,6 +364,9 @@ def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *
                         if cut < len(events):
                             _ask_all(store, task, by_pos.get(cut, []), plog, evaluate, bar)
                     ebar.close()
+                    flush = getattr(store.host, "flush", None)
+                    if flush is not None:  # hosts that batch their writes (InsideOut chunks) finish them here
+                        flush(store.ns)
                     atomic_write_json(marker, {"task": task.id, "n_events": len(events), "event_hosts": store.event_hosts,
                                                "replay_s": _time.perf_counter() - t0})
                 _ask_all(store, task, by_pos.get(len(events), []), plog, evaluate, bar)

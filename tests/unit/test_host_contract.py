@@ -272,9 +272,7 @@ def _overlay_story(kind: str, tmp_path: Path) -> ATMAOverlay:
     return ov
 
 
-@pytest.mark.parametrize("kind", [k if k != "graphiti" else pytest.param(k, marks=pytest.mark.xfail(
-    strict=True, reason="a Graphiti hit is a fact; the overlay does not yet map native['episodes'] to its records"))
-    for k in HOSTS])
+@pytest.mark.parametrize("kind", HOSTS)
 def test_overlay_labels_right_after_supersession(kind, tmp_path) -> None:
     ov = _overlay_story(kind, tmp_path)
     try:

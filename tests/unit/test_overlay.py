@@ -185,3 +185,22 @@ def test_questions_and_other_speakers_never_reach_the_judge():
     d = ov.add("I moved from the flat in Leeds near the canal.", speaker="Dana")
     assert [j.old_id for j in d.trace.judge] == ["r1"]
     assert sum(JUDGE in c.messages[0]["content"] for c in llm.calls) == 1
+
+
+def test_host_neighbours_become_semantic_hops():
+    emb = HashEmbedder()
+
+    class LinkedHost(InMemoryHost):
+        def search(self, query, *, namespace, k=10):
+            return [h for h in super().search(query, namespace=namespace, k=k) if h.host_id == "m1"]
+
+        def neighbors(self, host_id, *, namespace):
+            return ["m2"] if host_id == "m1" else []
+
+    ov = ATMAOverlay(LinkedHost(embedder=emb), namespace="u", llm=ScriptedLLM(default="x"),
+                     gate=CosineGate(emb, threshold=0.99))
+    ov.add("Dana adopted a beagle called Pip.")
+    ov.add("Quantum chromodynamics lecture notes.")
+    t = ov.answer("Tell me about the beagle Pip").trace
+    assert [(row["id"], row["bucket"], row["source"]) for row in t.pool] == [
+        ("r1", "seed", "host#1"), ("r2", "semantic", "host-link<-r1")]
