@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time as _time
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -56,6 +56,10 @@ class OverlayConfig:
     qa_timeout_s: float = 120.0
     qa_labels: bool = True  # False: every row is "retrieved memory" (the -QA label ablation)
     with_time: bool = True
+    # Rows reach the answer model oldest first (packet membership is still decided by rank).
+    # "retrieval" keeps the rank order, as the paper's serializer does; on the LTP
+    # reconstruction the 1.5B model read the first-listed row as the newest (see README).
+    packet_order: str = "time"
     prerank: str = "interleave"  # or "bucket" (Eq. 10 literally)
     controller: ctl.ControllerConfig = field(default_factory=ctl.ControllerConfig)
 
@@ -74,6 +78,14 @@ class Answer:
     answer: str
     trace: QueryTrace
     packet: tuple[Record, ...]
+
+
+def _time_key(r: Record) -> tuple[int, float, int]:
+    """Oldest first; undated rows last, in bank order."""
+    if r.time is None:
+        return (1, 0.0, r.seq)
+    t = r.time if r.time.tzinfo else r.time.replace(tzinfo=timezone.utc)
+    return (0, t.timestamp(), r.seq)
 
 
 def parse_time(value: datetime | str | None) -> datetime | None:
@@ -341,7 +353,8 @@ class ATMAOverlay:
             raise ValueError("no answer model: pass llm=... to ATMAOverlay")
         t0 = _time.perf_counter()
         packet, part = self.retrieve(query, k=k)
-        rows = serialize(packet, with_time=self.config.with_time)
+        shown = sorted(packet, key=_time_key) if self.config.packet_order == "time" else packet
+        rows = serialize(shown, with_time=self.config.with_time)
         if not self.config.qa_labels:
             rows = [replace(r, label="retrieved memory") for r in rows]
         msgs = qa_messages(query, part["view"], rows)
