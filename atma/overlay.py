@@ -56,10 +56,10 @@ class OverlayConfig:
     qa_timeout_s: float = 120.0
     qa_labels: bool = True  # False: every row is "retrieved memory" (the -QA label ablation)
     with_time: bool = True
-    # Rows reach the answer model oldest first (packet membership is still decided by rank).
-    # "retrieval" keeps the rank order, as the paper's serializer does; on the LTP
-    # reconstruction the 1.5B model read the first-listed row as the newest (see README).
-    packet_order: str = "time"
+    # "retrieval": rows reach the answer model in rank order, as the paper's serializer does.
+    # "time": oldest first (membership still decided by rank). Measured both ways on the LTP
+    # reconstruction with the 1.5B model; neither wins everywhere (see README).
+    packet_order: str = "retrieval"
     prerank: str = "interleave"  # or "bucket" (Eq. 10 literally)
     controller: ctl.ControllerConfig = field(default_factory=ctl.ControllerConfig)
 

@@ -20,15 +20,15 @@ SUPERSEDE = json.dumps({"reason": "moved", "conflict_status": "conflict", "confl
 
 
 def first_row(messages):
-    """A reader that follows labels. Overlay prompt (rows oldest first): for "now" the newest
-    row labelled current memory, for "before" the oldest row labelled historical memory.
-    Host plain prompt ('[1] (...) ...'): its first row."""
+    """A reader that follows labels and dates, whatever the row order. Overlay prompt: for
+    "now" the newest row labelled current memory, for "before" the oldest row labelled
+    historical memory. Host plain prompt ('[1] (...) ...'): its first row."""
     user = messages[-1]["content"]
     past = "past state" in user
     want = "historical memory" if past else "current memory"
-    found = re.findall(rf"^\d+\. \[{want}[^\]]*\] (?:[^:\n]+: )?(.*)$", user, re.M)
+    found = re.findall(rf"^\d+\. \[{want} \| (\S+)\] (?:[^:\n]+: )?(.*)$", user, re.M)
     if found:
-        return found[0] if past else found[-1]
+        return (min(found) if past else max(found))[1]
     m = re.search(r"^(?:1\. \[[^\]]*\]|\[1\] \([^)]*\)) (?:[^:\n]+: )?(.*)$", user, re.M)
     return m.group(1) if m else "I don't know"
 

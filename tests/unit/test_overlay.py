@@ -206,12 +206,12 @@ def test_host_neighbours_become_semantic_hops():
         ("r1", "seed", "host#1"), ("r2", "semantic", "host-link<-r1")]
 
 
-def test_packet_reaches_the_answer_model_oldest_first_unless_told():
+def test_packet_order_rank_by_default_time_on_request():
     ov, llm, _ = make()
     story(ov)
     t = ov.answer("Where do I live now?").trace
     assert t.packet[0] == "r2"  # rank order: the live successor first
-    assert [row["id"] for row in t.labelled] == ["r1", "r2"]  # shown oldest first
-    ov2, _, _ = make(config=OverlayConfig(packet_order="retrieval"))
+    assert [row["id"] for row in t.labelled] == ["r2", "r1"]
+    ov2, _, _ = make(config=OverlayConfig(packet_order="time"))
     story(ov2)
-    assert [row["id"] for row in ov2.answer("Where do I live now?").trace.labelled] == ["r2", "r1"]
+    assert [row["id"] for row in ov2.answer("Where do I live now?").trace.labelled] == ["r1", "r2"]  # oldest first
