@@ -9,12 +9,12 @@ at least one candidate it was shown. Any failure falls back to the pre-rank.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .judge import strip_fence
 from .packet import Candidate
 from .profiler import QueryProfile
 from .protocols import Message
@@ -170,12 +170,9 @@ class ControllerResult:
                 "latency_s": round(self.latency_s, 4)}
 
 
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
-
-
 def parse_controller(text: str, pool: Sequence[Candidate], k: int, cfg: ControllerConfig) -> ControllerResult:
     """Parse and bound a controller reply. Ids the controller was not shown are dropped."""
-    body = _FENCE.sub("", text or "").strip()
+    body = strip_fence(text)
     try:
         data = json.loads(body)
     except json.JSONDecodeError as e:

@@ -188,9 +188,14 @@ class JudgeParse:
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
 
+def strip_fence(text: str) -> str:
+    """The reply with a surrounding ```json fence removed (small models add one)."""
+    return _FENCE.sub("", text or "").strip()
+
+
 def parse_verdict(text: str) -> JudgeParse:
     """Strictly parse a Judge reply (one JSON object; a ```json fence is tolerated)."""
-    body = _FENCE.sub("", text or "").strip()
+    body = strip_fence(text)
     if not body:
         return JudgeParse(None, "empty", "empty reply")
     try:
