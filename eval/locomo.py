@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .runner import Ask, Components, EvalError, Event, Response, Task, prepare_row_dir, rows_for, run_row
-from .stream import add_common_args, check_common_args, finish, guard, load_components, manifest, row_config
+from .stream import (add_common_args, check_common_args, finish, guard, load_components, manifest, planned_rows,
+                     row_config)
 
 __all__ = ["JUDGE_PROMPT_VERSION", "adversarial_question", "main", "make_parser", "parse_categories", "sample_tasks"]
 
@@ -191,17 +192,18 @@ def _main(args: argparse.Namespace, comps: Components | None) -> int:
     tasks = sample_tasks(samples, categories=cats, limit_qa=args.limit_qa, seed=args.seed)
     source = {"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
               "samples": [s.sample_id for s in samples], "categories": cats, "limit_qa": args.limit_qa}
-    rows = rows_for(args.overlay)
-    comps = comps or load_components(args, rows)
     out = Path(args.out)
+    plan = planned_rows(args, out)
+    comps = comps or load_components(args, [r for r, _ in plan])
     evaluate = make_evaluator(comps)
     results: dict[str, Any] = {}
-    for row in rows:
+    for row, share in plan:
         row_dir = out / row.dirname
         prepare_row_dir(row_dir, row_config(args, row, "locomo", source), fresh=args.fresh)
         plog = run_row(tasks, row, comps, row_dir, evaluate=evaluate, max_events=args.max_events,
-                       max_probes=args.max_probes, progress=not args.quiet)
+                       max_probes=args.max_probes, progress=not args.quiet, share_from=share)
         results[row.name] = row_results(tasks, plog, args.max_probes)
+    results = {r.name: results[r.name] for r in rows_for(args.overlay)}  # table order: host first
     total = sum(len(t.asks) for t in tasks)
     partial = bool(args.max_events is not None or (args.max_probes is not None and args.max_probes < total)
                    or any(r["done"] < r["selected"] for r in results.values()))

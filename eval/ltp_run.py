@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from .runner import Components, EvalError
 from .stream import add_common_args, check_common_args, file_source, guard, run_stream, scenario_tasks
@@ -44,10 +44,35 @@ def parse_profiles(text: str | None, n: int) -> list[int]:
     return out
 
 
+def _unit_of(event_id: str) -> str | None:
+    """``cue-p000-u03-2`` -> ``p000-u03``; filler turns -> None."""
+    if not event_id.startswith("cue-"):
+        return None
+    return event_id[4:].rsplit("-", 1)[0]
+
+
+def subset(scenario: Any, *, units: int | None, cues_only: bool) -> Any:
+    """The scenario cut to its first ``units`` state units (by unit id) and, with
+    ``cues_only``, to the cue turns alone. Probes follow their units."""
+    if units is None and not cues_only:
+        return scenario
+    all_units = sorted({str(p.meta.get("unit_id")) for p in scenario.probes if p.meta.get("unit_id")})
+    keep = set(all_units if units is None else all_units[:units])
+    events = [e for e in scenario.events
+              if (_unit_of(e.id) in keep) or (_unit_of(e.id) is None and not cues_only)]
+    probes = [p for p in scenario.probes if str(p.meta.get("unit_id")) in keep]
+    return scenario.model_copy(update={"events": events, "probes": probes})
+
+
 def make_parser(prog: str = "python -m eval.ltp_run") -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=prog, description="LTP reconstruction: host alone and/or host + overlay.")
     ap.add_argument("--profiles", default=None, help="profile indices, e.g. 0,1 (default: all 10)")
     ap.add_argument("--data", default=str(DEFAULT_FILE), help="LTP stream file (default: the shipped one)")
+    ap.add_argument("--units", type=int, default=None,
+                    help="first N state units of each profile (their cues and probes; other units' cues are dropped)")
+    ap.add_argument("--cues-only", action="store_true",
+                    help="drop the LoCoMo filler turns: only the cue turns are written (for hosts that call an LLM "
+                         "per event; easier than the full stream, report it as such)")
     add_common_args(ap)
     return ap
 
@@ -61,12 +86,16 @@ def _main(args: argparse.Namespace, comps: Components | None) -> int:
     from .stream_format import load_stream
 
     check_common_args(args)
+    if args.units is not None and args.units < 1:
+        raise EvalError("--units must be at least 1")
     if not Path(args.data).is_file():
         raise EvalError(f"LTP file not found: {args.data} (build it with python -m eval.ltp build)")
     scenarios = load_stream(args.data)
     picked = parse_profiles(args.profiles, len(scenarios))
-    tasks = scenario_tasks([scenarios[i] for i in picked])
+    tasks = scenario_tasks([subset(scenarios[i], units=args.units, cues_only=args.cues_only) for i in picked])
     source = {**file_source(args.data), "profiles": ",".join(map(str, picked))}
+    if args.units is not None or args.cues_only:
+        source.update({"units": args.units, "cues_only": args.cues_only})
     run_stream(tasks, args, benchmark="ltp", source=source, comps=comps)
     return 0
 

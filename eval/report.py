@@ -36,6 +36,8 @@ def ltp_table(rows: Mapping[str, Mapping[str, Any]]) -> str:
     header = ["Method", "N", "Bank coexist", "Bank role", "Evidence support", "QA Acc.", "Conflict", "Fact", "Drift"]
     header += ["Judge"] if judged else []
     header += ["Judge calls/100 events"]
+    costed = any((r.get("host_cost") or {}).get("llm_calls_per_event") is not None for r in rows.values())
+    header += ["Host LLM calls/event"] if costed else []
     out = []
     for name, r in rows.items():
         bank, writes = r.get("bank") or {}, r.get("writes") or {}
@@ -43,6 +45,7 @@ def ltp_table(rows: Mapping[str, Mapping[str, Any]]) -> str:
                  _f(r.get("qa_acc")), _f(r.get("conflict_acc")), _f(r.get("fact_acc")), _f(r.get("drift_rate"))]
         cells += [_f(r.get("judge", {}).get("score"))] if judged else []
         cells += [_f(writes.get("judge_calls_per_100_events"), 1) if name != "host" else "0.0"]
+        cells += [_f((r.get("host_cost") or {}).get("llm_calls_per_event"), 2)] if costed else []
         out.append(cells)
     return _table(header, out)
 
@@ -76,6 +79,8 @@ def render_stream(results: Mapping[str, Any], out: Path) -> str:
     models = results.get("manifest", {}).get("models", {})
     md = [f"# {title}", "", _partial_note(results) + f"Source: `{src.get('path', '')}`"
           + (f" (profiles {src['profiles']})" if src.get("profiles") else "")
+          + (f", first {src['units']} units per profile" if src.get("units") else "")
+          + (", cue turns only (no LoCoMo filler)" if src.get("cues_only") else "")
           + f"; answer model `{(models.get('llm') or {}).get('name', '')}`.", "",
           ltp_table(rows), "", "Retrieval diagnostics and failure attribution (wrong probes):", "",
           diagnostics_table(rows), ""]

@@ -312,12 +312,18 @@ class _Store:
 def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *,
             evaluate: Callable[[Task, Ask, Response], dict[str, Any]],
             max_events: int | None = None, max_probes: int | None = None,
-            progress: bool = True) -> ProbeLog:
+            progress: bool = True, share_from: Path | None = None) -> ProbeLog:
     """Replay and ask every selected question of ``tasks`` for one row; returns the probe log.
 
     ``max_probes``: only the first N questions (in task order) are selected; a later run
     without the limit completes the rest. ``evaluate`` grades a response into the row
-    dict stored in probes.jsonl (it gets ``key``, ``task``, ``ask`` added)."""
+    dict stored in probes.jsonl (it gets ``key``, ``task``, ``ask`` added).
+
+    ``share_from`` (host-alone rows only): the overlay row's dir. A task whose questions all
+    come after the last event and whose overlay replay finished adopts a copy of that
+    store instead of replaying: the host saw exactly the same ``add`` calls there (the
+    overlay only reads from its host), so hosts that call an LLM per event are paid for
+    once. Tasks without a finished overlay replay are replayed as usual."""
     from tqdm import tqdm
 
     plog = ProbeLog(row_dir / "probes.jsonl")
@@ -340,6 +346,10 @@ def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *
             need_replay = replayed is None or any(pos[a.id] < len(events) for a in pending)
             if not pending and replayed is not None:
                 continue
+            if need_replay and share_from is not None and not row.overlay and pending \
+                    and all(pos[a.id] == len(events) for a in pending):
+                replayed = adopt_replay(share_from, row_dir, task, len(events))
+                need_replay = replayed is None
             if need_replay:
                 _remove_db(db)
                 if marker.exists():
@@ -352,6 +362,7 @@ def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *
                     by_pos.setdefault(pos[a.id] if need_replay else len(events), []).append(a)
                 if need_replay:
                     t0 = _time.perf_counter()
+                    calls0 = getattr(store.host, "llm_calls", None)
                     ebar = tqdm(total=len(events), desc=f"{row.name} replay {task.id}", unit="ev",
                                 disable=not progress, leave=False)
                     done = 0
@@ -367,14 +378,52 @@ def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *
                     flush = getattr(store.host, "flush", None)
                     if flush is not None:  # hosts that batch their writes (InsideOut chunks) finish them here
                         flush(store.ns)
+                    calls1 = getattr(store.host, "llm_calls", None)
                     atomic_write_json(marker, {"task": task.id, "n_events": len(events), "event_hosts": store.event_hosts,
-                                               "replay_s": _time.perf_counter() - t0})
+                                               "replay_s": _time.perf_counter() - t0,
+                                               "host_llm_calls": calls1 - calls0 if isinstance(calls0, int)
+                                               and isinstance(calls1, int) else None})
                 _ask_all(store, task, by_pos.get(len(events), []), plog, evaluate, bar)
             finally:
                 store.close()
     finally:
         bar.close()
     return plog
+
+
+def _store_files(db: Path) -> list[Path]:
+    """The db and every sidecar a host keeps beside it (``-wal``, ``.amem/``, ``.kuzu``...)."""
+    return sorted(db.parent.glob(db.name + "*")) if db.parent.is_dir() else []
+
+
+def adopt_replay(src_dir: Path, row_dir: Path, task: Task, n_events: int) -> dict[str, Any] | None:
+    """Copy the finished overlay-row store of ``task`` from ``src_dir`` into ``row_dir`` and
+    write this row's replay marker (event -> host id from the overlay's records). None when
+    the source replay did not finish."""
+    from atma.bank import StateBank
+
+    src_db, src_marker = task_store(src_dir, task.id)
+    src = _read_marker(src_marker, n_events)
+    if src is None or not src_db.exists():
+        return None
+    db, marker = task_store(row_dir, task.id)
+    db.parent.mkdir(parents=True, exist_ok=True)
+    for old in _store_files(db):
+        shutil.rmtree(old) if old.is_dir() else old.unlink()
+    for f in _store_files(src_db):
+        dst = db.parent / (db.name + f.name[len(src_db.name):])
+        shutil.copytree(f, dst) if f.is_dir() else shutil.copy2(f, dst)
+    bank = StateBank(str(db))
+    try:
+        recs = bank.records(task.id) if bank.has_namespace(task.id) else []
+        event_hosts = {str(r.meta["event_id"]): r.host_id for r in recs
+                       if r.meta.get("event_id") is not None and r.host_id}
+    finally:
+        bank.close()
+    m = {"task": task.id, "n_events": n_events, "event_hosts": event_hosts, "replay_s": 0.0,
+         "host_llm_calls": src.get("host_llm_calls"), "shared_from": str(src_dir)}
+    atomic_write_json(marker, m)
+    return m
 
 
 def _key(task: Task, ask: Ask) -> str:
@@ -432,4 +481,5 @@ def final_store(row_dir: Path, task: Task, row: Row, comps: Components, max_even
             if closer:
                 closer()
         writes = []
-    return {"items": items, "writes": writes, "n_events": m["n_events"], "event_order": {e.id: i for i, e in enumerate(events)}}
+    return {"items": items, "writes": writes, "n_events": m["n_events"], "event_order": {e.id: i for i, e in enumerate(events)},
+            "host_llm_calls": m.get("host_llm_calls"), "replay_s": m.get("replay_s")}

@@ -70,6 +70,9 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-events", type=int, default=None, help="debug: first N events per task (partial run)")
     p.add_argument("--max-probes", type=int, default=None, help="debug: first N questions per row (partial run)")
+    p.add_argument("--shared-host", action="store_true",
+                   help="with --overlay both: run the overlay row first and let the host-alone row answer from a copy "
+                        "of its host store (same add calls; hosts that call an LLM per event pay once)")
     p.add_argument("--fresh", action="store_true", help="discard an existing run in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
@@ -85,6 +88,8 @@ def check_common_args(args: argparse.Namespace) -> None:
             raise EvalError(f"--{flag.replace('_', '-')} must be >= 0")
     if args.judge_all and not args.judge_llm:
         raise EvalError("--judge-all needs --judge-llm")
+    if getattr(args, "shared_host", False) and args.overlay != "both":
+        raise EvalError("--shared-host needs --overlay both")
     from atma.llm.spec import parse_spec
 
     for spec in (args.llm, args.judge_llm):
@@ -100,6 +105,8 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
     cfg = {"benchmark": benchmark, "source": dict(source), "row": row.name, "host": args.host, "llm": args.llm,
            "embedder": args.embedder, "k": args.k, "n_ctx": args.n_ctx, "seed": args.seed,
            "max_events": args.max_events, "judge_llm": args.judge_llm, "judge_all": args.judge_all}
+    if getattr(args, "shared_host", False) and not row.overlay:
+        cfg["shared_host"] = True
     if row.overlay:
         cfg.update({"gate": args.gate, "controller": args.controller, "audit_judge": not args.no_audit_judge})
     return cfg
@@ -210,6 +217,29 @@ def manifest(args: argparse.Namespace, comps: Components, *, partial: bool, extr
 # ------------------------------------------------------------------ stream tasks
 
 
+def planned_rows(args: argparse.Namespace, out: Path) -> list[tuple[Row, Path | None]]:
+    """The rows to run, in order, each with the dir it may adopt host stores from
+    (``--shared-host``: the overlay row runs first and the host row reuses its stores)."""
+    rows = rows_for(args.overlay)
+    if not getattr(args, "shared_host", False):
+        return [(r, None) for r in rows]
+    over = [r for r in rows if r.overlay]
+    return [(r, None) for r in over] + [(r, out / over[0].dirname) for r in rows if not r.overlay]
+
+
+def host_cost(stores: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Host LLM calls per event and replay seconds per event over finished replays (calls
+    are None when the host does not count them)."""
+    n = sum(s["n_events"] for s in stores)
+    calls = [s.get("host_llm_calls") for s in stores]
+    secs = [s.get("replay_s") for s in stores]
+    known = all(isinstance(c, int) for c in calls) and calls
+    return {"n_events": n,
+            "llm_calls_per_event": (sum(calls) / n if n else 0.0) if known else None,
+            "replay_s_per_event": (sum(secs) / n if n else 0.0) if secs and all(isinstance(x, (int, float)) for x in secs)
+            else None}
+
+
 def scenario_tasks(scenarios: Sequence[Any]) -> list[Task]:
     from .runner import Event
 
@@ -259,7 +289,7 @@ def row_results(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Pat
         keys = keys[:max_probes]
     done = [plog.rows[k] for k in keys if k in plog.rows]
     chosen_tasks = {k.split("/", 1)[0] for k in keys}
-    per_unit, writes, n_events, replayed = [], [], 0, 0
+    per_unit, writes, n_events, replayed, stores = [], [], 0, 0, []
     for t in tasks:
         if t.id not in chosen_tasks:
             continue
@@ -267,6 +297,7 @@ def row_results(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Pat
         if fs is None:
             continue
         replayed += 1
+        stores.append(fs)
         units = units_from_probes([a.data.meta for a in t.asks], fs["event_order"])
         per_unit += bank_scores(fs["items"], units)["per_unit"]
         writes += fs["writes"]
@@ -276,7 +307,7 @@ def row_results(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Pat
             "role": sum(p["role"] for p in per_unit) / n_u if n_u else None}
     out = summarize(done, bank=bank, writes=judge_stats(writes, n_events))
     out.update({"row": row.name, "selected": len(keys), "done": len(done), "tasks_replayed": replayed,
-                "probes": done})
+                "host_cost": host_cost(stores), "probes": done})
     return out
 
 
@@ -300,18 +331,19 @@ def run_stream(tasks: Sequence[Task], args: argparse.Namespace, *, benchmark: st
     """Run the selected rows over ``tasks`` and write the output dir. ``comps``: preloaded models (tests)."""
     from . import report
 
-    rows = rows_for(args.overlay)
-    comps = comps or load_components(args, rows)
     out = Path(args.out)
+    plan = planned_rows(args, out)
+    comps = comps or load_components(args, [r for r, _ in plan])
     evaluate = make_evaluator(comps, args.judge_all)
     total = sum(len(t.asks) for t in tasks)
     results: dict[str, dict[str, Any]] = {}
-    for row in rows:
+    for row, share in plan:
         row_dir = out / row.dirname
         prepare_row_dir(row_dir, row_config(args, row, benchmark, source), fresh=args.fresh)
         plog = run_row(tasks, row, comps, row_dir, evaluate=evaluate, max_events=args.max_events,
-                       max_probes=args.max_probes, progress=not args.quiet)
+                       max_probes=args.max_probes, progress=not args.quiet, share_from=share)
         results[row.name] = row_results(tasks, row, comps, row_dir, plog, args.max_events, args.max_probes)
+    results = {r.name: results[r.name] for r in rows_for(args.overlay)}  # table order: host first
     partial = bool(args.max_events is not None or (args.max_probes is not None and args.max_probes < total)
                    or any(r["done"] < r["selected"] for r in results.values()))
     man = manifest(args, comps, partial=partial)

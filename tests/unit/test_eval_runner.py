@@ -235,3 +235,52 @@ def test_missing_model_fails_before_anything_is_written(stream_file, tmp_path, c
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "absent.gguf" in err and "does not exist" in err
     assert not out.exists()
+
+
+def test_shared_host_writes_once_and_answers_like_its_own_replay(stream_file, tmp_path):
+    comps, _ = make_comps()
+    added = {"n": 0}
+    base = comps.make_host
+
+    def counting_host(p, e, a):
+        h = base(p, e, a)
+        add, add_many = h.add, h.add_many
+        depth = {"n": 0}  # a host's add may write through its add_many (or back): count the outer call
+
+        def counted(fn, n_items):
+            def call(*args, **kw):
+                if depth["n"] == 0:
+                    added["n"] += n_items(args)
+                depth["n"] += 1
+                try:
+                    return fn(*args, **kw)
+                finally:
+                    depth["n"] -= 1
+            return call
+
+        count_add = counted(add, lambda args: 1)
+        count_many = counted(lambda items, **kw: add_many(list(items), **kw), lambda args: len(list(args[0])))
+        h.add, h.add_many = count_add, count_many
+        return h
+
+    comps.make_host = counting_host
+    own, shared = tmp_path / "own", tmp_path / "shared"
+    assert run(stream_file, own, "--overlay", "both", comps=comps) == 0
+    writes_own, added["n"] = added["n"], 0
+    assert run(stream_file, shared, "--overlay", "both", "--shared-host", comps=comps) == 0
+    assert writes_own == 2 * 10 and added["n"] == 10  # 2 scenarios x 5 events, once instead of twice
+    a = json.loads((own / "results.json").read_text())["rows"]
+    b = json.loads((shared / "results.json").read_text())["rows"]
+    assert list(b) == ["host", "host+overlay"]
+    for key in ("qa_acc", "drift_rate", "evidence_support", "bank"):
+        assert a["host"][key] == b["host"][key]
+    assert [p["answer"] for p in a["host"]["probes"]] == [p["answer"] for p in b["host"]["probes"]]
+    _, marker = task_store(shared / "host", "alpha")
+    m = json.loads(marker.read_text())
+    assert m["shared_from"].endswith("overlay") and set(m["event_hosts"]) == {"c1", "f0", "f1", "f2", "c2"}
+    assert json.loads((shared / "host" / "config.json").read_text())["shared_host"] is True
+
+
+def test_shared_host_needs_both_rows(stream_file, tmp_path, capsys):
+    assert run(stream_file, tmp_path / "r", "--overlay", "on", "--shared-host") == 2
+    assert "--shared-host needs --overlay both" in capsys.readouterr().err
