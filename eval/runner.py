@@ -420,7 +420,7 @@ def adopt_replay(src_dir: Path, row_dir: Path, task: Task, n_events: int) -> dic
                        if r.meta.get("event_id") is not None and r.host_id}
     finally:
         bank.close()
-    m = {"task": task.id, "n_events": n_events, "event_hosts": event_hosts, "replay_s": 0.0,
+    m = {"task": task.id, "n_events": n_events, "event_hosts": event_hosts, "replay_s": None,  # no replay of its own
          "host_llm_calls": src.get("host_llm_calls"), "shared_from": str(src_dir)}
     atomic_write_json(marker, m)
     return m

@@ -237,7 +237,7 @@ def host_cost(stores: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {"n_events": n,
             "llm_calls_per_event": (sum(calls) / n if n else 0.0) if known else None,
             "replay_s_per_event": (sum(secs) / n if n else 0.0) if secs and all(isinstance(x, (int, float)) for x in secs)
-            else None}
+            else None}  # None for a row that adopted another row's stores (--shared-host)
 
 
 def scenario_tasks(scenarios: Sequence[Any]) -> list[Task]:
