@@ -151,6 +151,8 @@ _ATTRIBUTE = {
     "running_km": "weekly running distance", "coffee_cups": "daily coffee",
     "books_month": "books per month", "rent_eur": "monthly rent",
 }
+# Slots the Sentry generator has beyond the ones named above take its own label.
+_ATTRIBUTE = {**{s.key: s.label for s in sd._SLOTS}, **_ATTRIBUTE}
 
 
 def _value(fact: Mapping[str, Any]) -> Any:
@@ -178,6 +180,8 @@ def _kinds_for(slot: Any, v: Any) -> set[str]:
     """Item kinds whose wording fits this slot and old value."""
     ok = {"restatement", "added_detail", "friend_suggestion", "other_person", "other_slot", "temporal_update",
           "explicit_negation", "implicit"}
+    if slot.family != "numerical" and slot.key not in _IMPLICIT:  # no implicit wording for it
+        ok.discard("implicit")
     if v != ("single", "") or slot.key != "relationship":
         ok |= {"scope_mismatch", "refinement"}
     if slot.key in sd._SLOT_BY_KEY and "value_discrepancy" in sd._conflict_types_for(slot):

@@ -85,3 +85,15 @@ def test_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_thread_default_env_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    from atma.llm import llamacpp
+
+    monkeypatch.delenv("ATMA_LLM_THREADS", raising=False)
+    assert 1 <= llamacpp._default_threads() <= 8
+    monkeypatch.setenv("ATMA_LLM_THREADS", "3")
+    assert llamacpp._default_threads() == 3
+    monkeypatch.setenv("ATMA_LLM_THREADS", "zero")
+    with pytest.raises(ValueError, match="ATMA_LLM_THREADS"):
+        llamacpp._default_threads()

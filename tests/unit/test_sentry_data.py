@@ -32,10 +32,34 @@ def test_sizes_and_coverage(data):
     assert set(kinds) == set(sd.CONFLICT_TYPES) | set(sd.CONSISTENT_KINDS)
     assert min(kinds.values()) >= 80
     families = {i["family"] for i in data.interactions}
-    assert families == {"job", "location", "relationship", "pets", "hobbies", "likes_dislikes",
+    assert families == {"job", "location", "relationship", "pets", "hobbies", "preferences",
                         "numerical"}
     neg_kinds = Counter(i["negative_kind"] for i in data.interactions)
     assert neg_kinds["same_entity_other_slot"] >= 200 and neg_kinds["other_slot"] >= 200
+
+
+def test_slot_inventory_is_fine_grained(data):
+    """Many narrow slots (as the LTP state units have), each with its own wording and values,
+    and every slot reached by interactions of several kinds."""
+    assert len(sd._SLOTS) >= 45
+    keys = set(sd._SLOT_BY_KEY)
+    # neighbouring topics are separate slots, not one broad "food" or "friend" slot
+    assert {"dessert", "snack", "ice_cream", "breakfast", "comfort_food", "takeout", "morning_drink",
+            "disliked_food", "podcast", "tv_genre", "music_like", "book_genre", "job", "side_job",
+            "pets", "pet_foster", "pet_sitting", "carpool", "gym_buddy", "hiking_buddy",
+            "language_partner", "mentor", "tennis_partner", "instrument", "language", "dance",
+            "workout", "weekend_sport", "wind_down"} <= keys
+    for slot in sd._SLOTS:
+        assert len(set(slot.values)) >= 8, slot.key
+        assert slot.label and slot.past is not None, slot.key
+        assert len(slot.scope) >= 2 and slot.refine and slot.detail, slot.key
+    by_slot = {}
+    for it in data.interactions:
+        by_slot.setdefault(it["slot"], set()).add(it["kind"])
+    assert set(by_slot) == keys
+    assert all(len(kinds) >= 4 for kinds in by_slot.values()), by_slot
+    facts = Counter(f["slot"] for p in data.profiles for f in p["facts"])
+    assert set(facts) == keys and min(facts.values()) >= 10
 
 
 def test_every_update_type_reaches_several_slot_families(data):
@@ -103,7 +127,7 @@ def test_written_manifest_matches_file(tmp_path, data):
     raw = (tmp_path / "sentry_data.json").read_bytes()
     assert manifest["sha256"] == hashlib.sha256(raw).hexdigest() == sd.dataset_sha256(data)
     assert json.loads((tmp_path / "manifest.json").read_text()) == manifest
-    assert manifest["counts"]["profile_facts"] == 800
+    assert manifest["counts"]["profile_facts"] == 80 * 14
     assert sd.dataset_sha256(sd.load_dataset(tmp_path)) == manifest["sha256"]
 
 
@@ -128,7 +152,7 @@ def test_pairs_follow_interactions(data):
             assert p.targets == ((1.0, 0.0) if it["conflict"] else (1.0, 1.0))
             assert p.needs_audit == it["conflict"]
     full = sd.build_pairs(data, ids, negatives="profile")
-    assert len(full) == 50 * 10  # every fact of the profile is a candidate
+    assert len(full) == 50 * 14  # every fact of the profile is a candidate
 
 
 def test_split_is_disjoint_and_stratified(data):
