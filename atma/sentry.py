@@ -27,6 +27,7 @@ import io
 import json
 import logging
 import os
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -151,6 +152,36 @@ class SentryConfig:
     proj_dim: int = 128
     prefix: str = ""
     backbone_finetuned: bool = False
+    tuned_layers: int = 0  # with backbone_finetuned: 0 = every weight was tuned, N = the last N transformer layers
+
+
+_LAYER_KEY = re.compile(r"(?:^|\.)encoder\.layer\.(\d+)\.")
+
+
+def tuned_state(backbone, tuned_layers: int) -> dict[str, Any]:
+    """The backbone weights a fine-tuned checkpoint stores: all of them (``tuned_layers``
+    0) or those of the last ``tuned_layers`` transformer layers (a few MB instead of the
+    whole backbone; the rest is the packaged backbone, named by its sha256)."""
+    state = backbone.state_dict()
+    if tuned_layers <= 0:
+        return state
+    layers = sorted({int(m.group(1)) for k in state for m in [_LAYER_KEY.search(k)] if m})
+    if not layers:
+        raise ValueError("tuned_layers needs a backbone with encoder.layer.N weights (a BERT-like model)")
+    keep = set(layers[-tuned_layers:])
+    return {k: v for k, v in state.items() if (m := _LAYER_KEY.search(k)) and int(m.group(1)) in keep}
+
+
+def freeze_all_but_last(backbone, tuned_layers: int) -> list[Any]:
+    """Freeze the backbone except its last ``tuned_layers`` transformer layers (0: nothing
+    frozen); returns the trainable parameters."""
+    keep = set(tuned_state(backbone, tuned_layers)) if tuned_layers > 0 else None
+    out = []
+    for name, prm in backbone.named_parameters():
+        prm.requires_grad_(keep is None or name in keep)
+        if prm.requires_grad:
+            out.append(prm)
+    return out
 
 
 def make_heads(in_dim: int, hidden: int, proj_dim: int):
@@ -208,7 +239,7 @@ class SentryEncoder:
         h.update(self.config.backbone.encode())
         h.update(self.config.backbone_digest.encode())
         if self.config.backbone_finetuned:  # the backbone's own weights changed too
-            h.update(_digest_state(self.backbone.state_dict()).encode())
+            h.update(_digest_state(tuned_state(self.backbone, self.config.tuned_layers)).encode())
         return h.hexdigest()
 
     def embed(self, texts: Sequence[str], *, batch_size: int = 64):
@@ -248,7 +279,7 @@ class SentryEncoder:
         }
         if self.config.backbone_finetuned:
             payload["backbone_state"] = {k: v.detach().cpu()
-                                         for k, v in self.backbone.state_dict().items()}
+                                         for k, v in tuned_state(self.backbone, self.config.tuned_layers).items()}
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         buf = io.BytesIO()
@@ -297,7 +328,12 @@ def load_encoder(path: str | Path | None = None, *, device: str = "cpu", backbon
     if backbone_model is None:
         backbone_model = load_backbone(cfg.backbone, device=device)
     if "backbone_state" in payload:
-        backbone_model.load_state_dict(payload["backbone_state"])
+        if cfg.tuned_layers > 0:  # the last layers only; the rest is the packaged backbone
+            res = backbone_model.load_state_dict(payload["backbone_state"], strict=False)
+            if res.unexpected_keys:
+                raise ValueError(f"{file}: backbone weights do not fit {cfg.backbone}: {res.unexpected_keys[:3]}")
+        else:
+            backbone_model.load_state_dict(payload["backbone_state"])
     enc = SentryEncoder(cfg, backbone_model=backbone_model, heads=heads, device=device)
     return enc, Thresholds(**payload["thresholds"]), json.loads(payload.get("meta", "{}"))
 

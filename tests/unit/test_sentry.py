@@ -270,3 +270,24 @@ def test_default_checkpoint_dir_repo_then_packaged(tmp_path, monkeypatch):
     assert default_checkpoint_dir() == pkg / "assets" / "sentry"
     monkeypatch.setenv("ATMA_SENTRY_CHECKPOINT", str(tmp_path / "elsewhere"))
     assert default_checkpoint_dir() == tmp_path / "elsewhere"
+
+
+def test_tuned_state_keeps_last_layers_only():
+    torch = pytest.importorskip("torch")
+    from atma.sentry import freeze_all_but_last, tuned_state
+
+    class Bertish(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embeddings = torch.nn.Linear(4, 4)
+            self.encoder = torch.nn.Module()
+            self.encoder.layer = torch.nn.ModuleList(torch.nn.Linear(4, 4) for _ in range(3))
+
+    m = Bertish()
+    assert set(tuned_state(m, 1)) == {"encoder.layer.2.weight", "encoder.layer.2.bias"}
+    assert len(tuned_state(m, 0)) == 8  # everything
+    trainable = freeze_all_but_last(m, 2)
+    assert len(trainable) == 4 and not m.embeddings.weight.requires_grad
+    assert m.encoder.layer[1].weight.requires_grad and not m.encoder.layer[0].weight.requires_grad
+    with pytest.raises(ValueError, match="encoder.layer"):
+        tuned_state(torch.nn.Linear(2, 2), 1)
