@@ -405,7 +405,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 
     # Recalibrate Eq. 4 and the cosine threshold on the validation split (never on test/LTP).
     gate = SentryGate(encoder, thresholds=Thresholds())
-    cos = CosineGate(encoder.backbone)
+    # The baseline is plain similarity over the packaged backbone, never the tuned one.
+    cos = CosineGate(encoder.backbone if cfg.freeze_backbone else encoder.config.backbone)
     eval_sets = {
         name: pairs_from_examples(name, sd.build_pairs(data, split[part], negatives=neg))
         for name, part, neg in (("val_profile", "val", "profile"), ("test_profile", "test", "profile"),
@@ -459,7 +460,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 def evaluate_sets(sets, s_rows, c_rows, gate, cos) -> dict[str, Any]:
     """Metrics per pair set for Sentry (``gate``'s and the paper's thresholds) and the
     cosine gate ``cos``, on precomputed feature rows."""
-    from atma.sentry import Thresholds
+    from atma.sentry import DEFAULT_COSINE_THRESHOLD, Thresholds
 
     res: dict[str, Any] = {}
     for ep in sets:
@@ -468,8 +469,10 @@ def evaluate_sets(sets, s_rows, c_rows, gate, cos) -> dict[str, Any]:
                                             gate.with_thresholds(Thresholds()))):
             *_abd, esc = score_with_gate(g, s_rows, ep)
             row[label] = gate_metrics(esc, ep.needs_audit, ep.kinds)
-        _a, esc = score_with_gate(cos, c_rows, ep)
+        a, esc = score_with_gate(cos, c_rows, ep)
         row["cosine"] = gate_metrics(esc, ep.needs_audit, ep.kinds)
+        # The overlay's cosine gate as shipped (atma.sentry.DEFAULT_COSINE_THRESHOLD).
+        row["cosine_overlay_default"] = gate_metrics(a >= DEFAULT_COSINE_THRESHOLD, ep.needs_audit, ep.kinds)
         res[ep.name] = row
     return res
 
@@ -479,7 +482,9 @@ def format_table(metrics: dict[str, Any]) -> str:
     lines = [f"{'pairs':<14} {'gate':<24} {'prec':>6} {'recall':>6} {'F1':>6} {'escal.':>7} "
              f"{'n':>6} {'audit':>5}"]
     for name, row in metrics.items():
-        for gate in ("sentry", "sentry_paper_thresholds", "cosine"):
+        for gate in ("sentry", "sentry_paper_thresholds", "cosine", "cosine_overlay_default"):
+            if gate not in row:
+                continue
             m = row[gate]
             lines.append(f"{name:<14} {gate:<24} {m['precision']:6.3f} {m['recall']:6.3f} "
                          f"{m['f1']:6.3f} {m['escalation_rate']:7.3f} {m['n_pairs']:6d} "
@@ -553,7 +558,13 @@ def run_eval(checkpoint: str | None, ltp_dir: Path, json_out: Path | None, *, de
             pairs_from_examples("test_sampled", sd.build_pairs(data, split["test"]),
                                 "held-out interactions vs same-slot fact + one sampled negative")]
     gate = SentryGate(encoder, thresholds=thresholds)
-    cos = CosineGate(encoder.backbone, threshold=meta.get("cosine_threshold", 0.5))
+    cos = CosineGate(encoder.config.backbone if encoder.config.backbone_finetuned else encoder.backbone,
+                     threshold=meta.get("cosine_threshold", 0.5))
+    if encoder.config.backbone_finetuned:  # the stored threshold was fitted to the tuned backbone's rows
+        val = pairs_from_examples("val_profile", sd.build_pairs(data, split["val"], negatives="profile"))
+        ca, _ = score_with_gate(cos, features_for(cos, val.new_texts + val.old_texts), val)
+        cos = cos.with_threshold(calibrate_cosine(ca, val.needs_audit,
+                                                  target=card.get("config", {}).get("recall_target", 0.98)))
     texts = [t for ep in sets for t in ep.new_texts + ep.old_texts]
     units = sd.load_ltp_units(ltp_dir)
     ltp_texts = [t for u in units for t in (u["cue1"], u["cue2"])]
