@@ -40,7 +40,8 @@ def _parser() -> argparse.ArgumentParser:
 
         p.add_argument("--llm", default=os.environ.get("ATMA_LLM", DEFAULT_LLM), help="LLM spec (default: %(default)s)")
         p.add_argument("--embedder", default="minilm", help="embedder: minilm, an HF id or a local path")
-        p.add_argument("--gate", default="cosine", help="pair gate: cosine, sentry, or a Sentry checkpoint folder")
+        p.add_argument("--gate", default="sentry",
+                   help="pair gate: sentry (the shipped checkpoint), cosine, or a Sentry checkpoint folder")
 
     p = sub.add_parser("add", help="store one event and commit its state relations")
     p.add_argument("--ns", required=True, help="namespace (user / tenant); created on first add")

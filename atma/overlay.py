@@ -104,8 +104,9 @@ class ATMAOverlay:
     """Wraps a host memory system with a state bank, state-aware retrieval and labelled QA.
 
     ``llm`` answers questions; ``judge_llm`` and ``controller_llm`` default to it.
-    ``gate`` decides which pairs the Judge sees (default: cosine similarity over
-    ``embedder``, or over the host's embedder when it has one).
+    ``gate`` decides which pairs the Judge sees (default: the shipped Sentry checkpoint;
+    where torch or the checkpoint is missing, cosine similarity over ``embedder`` or the
+    host's embedder).
     """
 
     def __init__(
@@ -134,12 +135,13 @@ class ATMAOverlay:
             bank = StateBank(path if isinstance(path, str) and path else ":memory:")
         self.bank = bank
         if gate is None:
-            emb = embedder or getattr(host, "embedder", None)
-            if emb is None:
-                raise ValueError("no pair gate: pass gate=..., embedder=..., or use a host with an embedder")
-            from .sentry import CosineGate
+            from .sentry import default_gate
 
-            gate = CosineGate(emb)
+            try:
+                gate = default_gate(embedder or getattr(host, "embedder", None))
+            except (ImportError, OSError) as exc:
+                raise ValueError("no pair gate: the shipped Sentry needs atma[embed] "
+                                 f"({str(exc).splitlines()[0]}); pass gate=... or embedder=...") from exc
         self.gate = gate
 
     # ------------------------------------------------------------------- write

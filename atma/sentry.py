@@ -48,6 +48,7 @@ __all__ = [
     "SentryGate",
     "Thresholds",
     "default_checkpoint_dir",
+    "default_gate",
     "gap",
     "load_backbone",
     "load_sentry",
@@ -453,3 +454,24 @@ def load_sentry(path: str | Path | None = None, *, device: str = "cpu",
     the ones stored in the checkpoint."""
     enc, stored, _meta = load_encoder(path, device=device, backbone_model=backbone_model)
     return SentryGate(enc, thresholds=thresholds or stored)
+
+
+_DEFAULT_GATES: dict[str, "SentryGate"] = {}
+
+
+def default_gate(embedder: Any = None) -> "SentryGate | CosineGate":
+    """The overlay's gate when none is given: the shipped Sentry checkpoint
+    (``checkpoints/sentry/``; needs torch and the packaged MiniLM, ``atma[embed]``). When
+    those are missing, cosine similarity over ``embedder`` (a warning says so); with no
+    embedder either, the ImportError / FileNotFoundError is raised."""
+    try:
+        key = str(_checkpoint_file(None))
+        if key not in _DEFAULT_GATES:  # one loaded backbone per process, shared by every overlay
+            _DEFAULT_GATES[key] = load_sentry()
+        return _DEFAULT_GATES[key]
+    except (ImportError, FileNotFoundError, OSError) as exc:
+        if embedder is None:
+            raise
+        logger.warning("Sentry gate unavailable (%s); using cosine similarity over %s",
+                       str(exc).splitlines()[0], getattr(embedder, "name", type(embedder).__name__))
+        return CosineGate(embedder)

@@ -13,7 +13,7 @@ from .records import LinkType, Record, Status
 
 __all__ = ["LABELS", "Label", "LabelledRow", "label_for", "qa_messages", "serialize", "QA_PROMPT_VERSION"]
 
-QA_PROMPT_VERSION = "qa-v2"
+QA_PROMPT_VERSION = "qa-v3"
 
 Label = Literal["transition memory", "transition linked memory", "historical memory", "current memory", "retrieved memory"]
 LABELS: tuple[Label, ...] = ("transition memory", "transition linked memory", "historical memory", "current memory",
@@ -65,7 +65,7 @@ Rules:
 1. Use only the memories listed. If they do not contain the answer, say "I don't know".
 2. Each memory has a state label. "current memory" is true now. "historical memory" was true before and has since been replaced. "transition memory" and "transition linked memory" describe how something changed.
 3. Follow the state the question asks for. Questions about now, or with no time hint, are answered from current memory. Questions about before, previously, formerly or "used to" are answered from historical memory, not from the newer value.
-4. One memory can name both an earlier value and the value that replaced it, as in "I used to drive to work, but now I cycle": the value that holds now is the replacing one (cycle); the earlier one (drive) is the past value.
+4. A single memory may name an earlier value and the value that replaced it ("it was X for years, but now it is Y"). Then Y holds now and X is the past value.
 5. Answer in one short sentence that names the value."""
 
 _VIEW_HINT = {

@@ -61,7 +61,8 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
                    help="answer model, also the audit Judge and controller (default: %(default)s)")
     p.add_argument("--judge-llm", default=None, help="offline answer judge for ambiguous grades (LLM spec)")
     p.add_argument("--judge-all", action="store_true", help="ask the answer judge about every answer (judge score)")
-    p.add_argument("--gate", default="cosine", help="pair gate: cosine, sentry, or a Sentry checkpoint folder")
+    p.add_argument("--gate", default="sentry",
+                   help="pair gate: sentry (the shipped checkpoint), cosine, or a Sentry checkpoint folder")
     p.add_argument("--controller", choices=("off", "online", "shadow"), default="off")
     p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule, not the LLM Judge")
     p.add_argument("--embedder", default="minilm", help="embedder (default: %(default)s)")
