@@ -299,12 +299,20 @@ class _Store:
                             trace={"view": tr.profile.get("view"), "controller": tr.controller.get("status"),
                                    "controller_applied": tr.controller.get("applied")})
         host_ev = {h: e for e, h in self.event_hosts.items()}
+
+        def event_of(hit: Any) -> str | None:
+            # A derived hit (a Graphiti fact) counts as evidence from the event it came from.
+            if hit.host_id in host_ev:
+                return host_ev[hit.host_id]
+            eps = (getattr(hit, "native", None) or {}).get("episodes") or ()
+            return next((host_ev[e] for e in eps if e in host_ev), None)
+
         t0 = _time.perf_counter()
         text, hits = self.overlay.host_answer(question)
         t1 = _time.perf_counter()
         wider = self.host.search(question, namespace=self.ns, k=max(cfg.seed_k, len(hits)))
-        rows = tuple({"id": h.host_id, "event_id": host_ev.get(h.host_id), "label": "", "text": h.text} for h in hits)
-        pool = tuple(dict.fromkeys([host_ev.get(h.host_id) for h in wider] + [r["event_id"] for r in rows]))
+        rows = tuple({"id": h.host_id, "event_id": event_of(h), "label": "", "text": h.text} for h in hits)
+        pool = tuple(dict.fromkeys([event_of(h) for h in wider] + [r["event_id"] for r in rows]))
         return Response(answer=text, pool=pool, packet=tuple(r["event_id"] for r in rows), packet_rows=rows,
                         timings={"total_s": t1 - t0})
 

@@ -284,3 +284,23 @@ def test_shared_host_writes_once_and_answers_like_its_own_replay(stream_file, tm
 def test_shared_host_needs_both_rows(stream_file, tmp_path, capsys):
     assert run(stream_file, tmp_path / "r", "--overlay", "on", "--shared-host") == 2
     assert "--shared-host needs --overlay both" in capsys.readouterr().err
+
+
+def test_host_row_maps_derived_hits_to_their_source_events(stream_file, tmp_path):
+    """A host that returns derived rows (Graphiti facts) naming their episodes in
+    ``native["episodes"]`` gets the same evidence metrics as one returning the events."""
+    from dataclasses import replace as dc_replace
+
+    class FactHost(BuiltinHost):
+        def search(self, query, *, namespace, k=10):
+            return [dc_replace(h, host_id=f"fact:{h.host_id}", native={"episodes": [h.host_id]})
+                    for h in super().search(query, namespace=namespace, k=k)]
+
+    plain, facts = make_comps()[0], make_comps()[0]
+    facts.make_host = lambda p, e, a: FactHost(p, embedder=e, answerer=a)
+    assert run(stream_file, tmp_path / "plain", "--overlay", "off", comps=plain) == 0
+    assert run(stream_file, tmp_path / "facts", "--overlay", "off", comps=facts) == 0
+    a = json.loads((tmp_path / "plain" / "results.json").read_text())
+    b = json.loads((tmp_path / "facts" / "results.json").read_text())
+    assert b["evidence_support"] == a["evidence_support"] > 0
+    assert all(r["event_id"] and r["id"].startswith("fact:") for p in b["rows"]["host"]["probes"] for r in p["packet"])
