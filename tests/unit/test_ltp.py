@@ -268,3 +268,29 @@ def test_alias_clash_rules():
     assert ltp.aliases_clash(["500"], ["8,500"])
     assert not ltp.aliases_clash(["5 hours"], ["15 hours"])
     assert not ltp.aliases_clash(["Bristol"], ["Denver"])
+
+
+def test_subset_units_and_cues_only():
+    from eval.ltp_run import DEFAULT_FILE, subset
+    from eval.stream_format import load_stream
+
+    s = load_stream(str(DEFAULT_FILE))[0]
+    assert subset(s, units=None, cues_only=False) is s
+    cut = subset(s, units=3, cues_only=True)
+    units = {p.meta["unit_id"] for p in cut.probes}
+    assert len(units) == 3 and len(cut.probes) == 6
+    assert len(cut.events) == 6 and all(e.id.startswith("cue-") for e in cut.events)
+    assert {e.id.rsplit("-", 1)[0][4:] for e in cut.events} == units
+    with_filler = subset(s, units=3, cues_only=False)
+    assert len(with_filler.events) == len(s.events) - (len([e for e in s.events if e.id.startswith("cue-")]) - 6)
+    # probes point at cues that are still in the stream
+    kept = {e.id for e in cut.events}
+    assert all(p.meta["target_cue_id"] in kept and p.meta["other_cue_id"] in kept for p in cut.probes)
+
+
+def test_units_flag_must_be_positive(tmp_path, capsys):
+    from eval.ltp_run import main
+
+    assert main(["--out", str(tmp_path / "r"), "--units", "0", "--quiet"]) == 2
+    assert "--units must be at least 1" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
