@@ -157,11 +157,15 @@ def task_store(row_dir: Path, task_id: str) -> tuple[Path, Path]:
     return work / f"{stem}.db", work / f"{stem}.replay.json"
 
 
+def _store_files(db: Path) -> list[Path]:
+    """The db and every sidecar a host keeps beside it (``-wal``, ``.amem/``, ``.kuzu``...)."""
+    return sorted(db.parent.glob(db.name + "*")) if db.parent.is_dir() else []
+
+
 def _remove_db(db: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        p = Path(str(db) + suffix)
-        if p.exists():
-            p.unlink()
+    """Delete a task's store: the SQLite file and every host sidecar beside it."""
+    for p in _store_files(db):
+        shutil.rmtree(p) if p.is_dir() else p.unlink()
 
 
 class ProbeLog:
@@ -399,11 +403,6 @@ def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *
     return plog
 
 
-def _store_files(db: Path) -> list[Path]:
-    """The db and every sidecar a host keeps beside it (``-wal``, ``.amem/``, ``.kuzu``...)."""
-    return sorted(db.parent.glob(db.name + "*")) if db.parent.is_dir() else []
-
-
 def adopt_replay(src_dir: Path, row_dir: Path, task: Task, n_events: int) -> dict[str, Any] | None:
     """Copy the finished overlay-row store of ``task`` from ``src_dir`` into ``row_dir`` and
     write this row's replay marker (event -> host id from the overlay's records). None when
@@ -416,8 +415,7 @@ def adopt_replay(src_dir: Path, row_dir: Path, task: Task, n_events: int) -> dic
         return None
     db, marker = task_store(row_dir, task.id)
     db.parent.mkdir(parents=True, exist_ok=True)
-    for old in _store_files(db):
-        shutil.rmtree(old) if old.is_dir() else old.unlink()
+    _remove_db(db)
     for f in _store_files(src_db):
         dst = db.parent / (db.name + f.name[len(src_db.name):])
         shutil.copytree(f, dst) if f.is_dir() else shutil.copy2(f, dst)

@@ -163,8 +163,12 @@ def test_interrupted_replay_is_redone(stream_file, tmp_path):
     assert run(stream_file, out, "--overlay", "on", "--max-probes", "1", comps=comps) == 0
     db, marker = task_store(out / "overlay", "alpha")
     marker.unlink()  # as if the process died before the last event
+    stale = db.parent / (db.name + ".amem")  # a host sidecar (A-Mem's Chroma folder) from that replay
+    stale.mkdir()
+    (stale / "chroma.sqlite3").write_text("x")
     comps, calls = make_comps()
     assert run(stream_file, out, "--overlay", "on", comps=comps) == 0
+    assert not stale.exists()  # sidecars go with the db they belong to
     assert json.loads((out / "results.json").read_text())["rows"]["host+overlay"]["bank"]["n_units"] == 2
     assert marker.exists()
     from atma.bank import StateBank
