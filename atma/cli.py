@@ -105,14 +105,6 @@ def _check_writable_target(db: str) -> None:
         raise CLIError(f"folder {path.parent} does not exist")
 
 
-def _gate(spec: str, embedder: Any) -> Any:
-    from atma.sentry import CosineGate, load_sentry
-
-    if spec == "cosine":
-        return CosineGate(embedder)
-    return load_sentry(None if spec == "sentry" else spec)
-
-
 def _overlay(args: argparse.Namespace, *, need_llm: bool = True) -> Any:
     """Load models first (so a missing model fails before anything is written), then open stores."""
     from adapters.builtin import BuiltinHost
@@ -120,12 +112,13 @@ def _overlay(args: argparse.Namespace, *, need_llm: bool = True) -> Any:
     from atma.controller import ControllerConfig
     from atma.embed import SentenceTransformerEmbedder
     from atma.llm import load_llm
+    from atma.sentry import gate_from_spec
 
     llm = load_llm(args.llm) if need_llm else None
     if llm is not None and hasattr(llm, "load"):
         llm.load()
     embedder = SentenceTransformerEmbedder(args.embedder)
-    gate = _gate(args.gate, embedder)
+    gate = gate_from_spec(args.gate, embedder)
     cfg = OverlayConfig(k=getattr(args, "k", 5), controller=ControllerConfig(mode=getattr(args, "controller", "off")))
     host = BuiltinHost(args.db, embedder=embedder, answerer=llm)
     return ATMAOverlay(host, namespace=args.ns, llm=llm, gate=gate, config=cfg)

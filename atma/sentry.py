@@ -50,6 +50,7 @@ __all__ = [
     "default_checkpoint_dir",
     "default_gate",
     "gap",
+    "gate_from_spec",
     "load_backbone",
     "load_sentry",
     "route_mask",
@@ -465,13 +466,23 @@ def default_gate(embedder: Any = None) -> "SentryGate | CosineGate":
     those are missing, cosine similarity over ``embedder`` (a warning says so); with no
     embedder either, the ImportError / FileNotFoundError is raised."""
     try:
-        key = str(_checkpoint_file(None))
-        if key not in _DEFAULT_GATES:  # one loaded backbone per process, shared by every overlay
-            _DEFAULT_GATES[key] = load_sentry()
-        return _DEFAULT_GATES[key]
+        return gate_from_spec("sentry")  # one loaded backbone per process, shared by every overlay
     except (ImportError, FileNotFoundError, OSError) as exc:
         if embedder is None:
             raise
         logger.warning("Sentry gate unavailable (%s); using cosine similarity over %s",
                        str(exc).splitlines()[0], getattr(embedder, "name", type(embedder).__name__))
         return CosineGate(embedder)
+
+
+def gate_from_spec(spec: str, embedder: Any = None) -> "SentryGate | CosineGate":
+    """A gate named on a command line: ``sentry`` (the shipped checkpoint, shared per
+    process), ``cosine`` (similarity over ``embedder``) or a Sentry checkpoint path."""
+    if spec == "cosine":
+        return CosineGate(embedder)
+    if spec == "sentry":
+        key = str(_checkpoint_file(None))
+        if key not in _DEFAULT_GATES:
+            _DEFAULT_GATES[key] = load_sentry()
+        return _DEFAULT_GATES[key]
+    return load_sentry(spec)

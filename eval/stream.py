@@ -139,9 +139,9 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
     embedder = SentenceTransformerEmbedder(args.embedder)
     gate = None
     if any(r.overlay for r in rows):
-        from atma.sentry import CosineGate, load_sentry
+        from atma.sentry import gate_from_spec
 
-        gate = CosineGate(embedder) if args.gate == "cosine" else load_sentry(None if args.gate == "sentry" else args.gate)
+        gate = gate_from_spec(args.gate, embedder)
     cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller))
 
     def make_host(path: str, emb: Any, answerer: Any) -> Any:
