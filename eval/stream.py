@@ -64,6 +64,8 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gate", default="sentry",
                    help="pair gate: sentry (the shipped checkpoint), cosine, or a Sentry checkpoint folder")
     p.add_argument("--controller", choices=("off", "online", "shadow"), default="off")
+    p.add_argument("--packet-order", choices=("retrieval", "time"), default="retrieval",
+                   help="overlay packet rows in rank order (the paper's) or oldest first (default: %(default)s)")
     p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule, not the LLM Judge")
     p.add_argument("--embedder", default="minilm", help="embedder (default: %(default)s)")
     p.add_argument("--k", type=int, default=5, help="retrieval budget, both rows (default: %(default)s)")
@@ -110,6 +112,8 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
         cfg["shared_host"] = True
     if row.overlay:
         cfg.update({"gate": args.gate, "controller": args.controller, "audit_judge": not args.no_audit_judge})
+        if args.packet_order != "retrieval":  # absent by default, so older run dirs still resume
+            cfg["packet_order"] = args.packet_order
     return cfg
 
 
@@ -142,7 +146,8 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
         from atma.sentry import gate_from_spec
 
         gate = gate_from_spec(args.gate, embedder)
-    cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller))
+    cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller),
+                        packet_order=args.packet_order)
 
     def make_host(path: str, emb: Any, answerer: Any) -> Any:
         # Hosts that maintain their store with an LLM (insideout, amem, graphiti) always get one.

@@ -308,3 +308,13 @@ def test_host_row_maps_derived_hits_to_their_source_events(stream_file, tmp_path
     b = json.loads((tmp_path / "facts" / "results.json").read_text())
     assert b["evidence_support"] == a["evidence_support"] > 0
     assert all(r["event_id"] and r["id"].startswith("fact:") for p in b["rows"]["host"]["probes"] for r in p["packet"])
+
+
+def test_packet_order_is_part_of_the_overlay_row_config(stream_file, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert run(stream_file, out, "--overlay", "on", "--max-probes", "1") == 0
+    assert "packet_order" not in json.loads((out / "overlay" / "config.json").read_text())  # default: unchanged
+    assert run(stream_file, out, "--overlay", "on", "--packet-order", "time") == 2  # not the run it holds
+    assert "packet_order" in capsys.readouterr().err
+    assert run(stream_file, tmp_path / "t", "--overlay", "on", "--packet-order", "time", "--max-probes", "1") == 0
+    assert json.loads((tmp_path / "t" / "overlay" / "config.json").read_text())["packet_order"] == "time"
