@@ -318,3 +318,19 @@ def test_packet_order_is_part_of_the_overlay_row_config(stream_file, tmp_path, c
     assert "packet_order" in capsys.readouterr().err
     assert run(stream_file, tmp_path / "t", "--overlay", "on", "--packet-order", "time", "--max-probes", "1") == 0
     assert json.loads((tmp_path / "t" / "overlay" / "config.json").read_text())["packet_order"] == "time"
+
+
+def test_audit_reach_counts_update_cues_and_their_old_state():
+    import doctest
+
+    from eval import audit_reach
+
+    assert doctest.testmod(audit_reach).failed == 0
+    ev = {"a": "cue-p-u1-1", "b": "cue-p-u1-2", "c": "cue-p-u2-1", "d": "cue-p-u2-2", "x": "f1"}
+    writes = [{"record_id": "b", "candidates": [{"id": "a", "escalate": True}], "judge": [{"old_id": "a"}]},
+              {"record_id": "d", "candidates": [{"id": "c", "escalate": False}, {"id": "x", "escalate": True}],
+               "judge": [{"old_id": "x"}]},
+              {"record_id": "x", "candidates": [], "judge": []}]
+    r = audit_reach.audit_reach(writes, ev)
+    assert (r["updates"], r["old_in_candidates"], r["old_escalated"], r["old_audited"]) == (2, 2, 1, 1)
+    assert r["candidate_pairs"] == 3 and abs(r["escalated_share"] - 2 / 3) < 1e-9
