@@ -11,7 +11,7 @@ import logging
 import time as _time
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 import numpy as np
 
@@ -27,14 +27,15 @@ from .judge import (
     parse_verdict,
     plan_commit,
 )
-from .packet import Candidate, apply_selection, build_pool, prerank, top_k
+from .answercheck import check_answer
+from .packet import PREDECESSOR, Candidate, apply_selection, build_pool, prerank, shape_packet, top_k
 from .profiler import profile
 from .protocols import LLM, GateScore, Host, HostHit, LLMError, PairGate
-from .records import Record, Status
-from .serializer import qa_messages, serialize
+from .records import SUCCESSOR, Record, Status
+from .serializer import qa_messages, resolved_messages, serialize, state_rows
 from .trace import JudgeCall, PairTrace, QueryTrace, WriteTrace
 
-__all__ = ["ATMAOverlay", "AddResult", "Answer", "OverlayConfig", "parse_time"]
+__all__ = ["ATMAOverlay", "AddResult", "Answer", "OverlayConfig", "fit_packet", "parse_time"]
 
 log = logging.getLogger(__name__)
 
@@ -56,12 +57,37 @@ class OverlayConfig:
     qa_timeout_s: float = 120.0
     qa_labels: bool = True  # False: every row is "retrieved memory" (the -QA label ablation)
     with_time: bool = True
-    # "retrieval": rows reach the answer model in rank order, as the paper's serializer does.
-    # "time": oldest first (membership still decided by rank). Measured both ways on the LTP
-    # reconstruction with the 1.5B model; neither wins everywhere (see README).
-    packet_order: str = "retrieval"
-    prerank: str = "interleave"  # or "bucket" (Eq. 10 literally)
+    # "resolved": the packet is shaped by the view (a stale hit shows its live successor for
+    # current questions; the replaced state leads for historical ones), the host's own top
+    # hits stay unless replaced that way, and rows carry plain state notes.
+    # "labelled": the paper's packet (pool order, five bracketed labels, qa-v3 prompt).
+    # "control": the length-matched control of the attribution arms: as many rows as the
+    # resolved packet, taken from the host's own top hits, same prompt, no state at all.
+    packet_mode: Literal["resolved", "labelled", "control"] = "resolved"
+    # "retrieval": rows reach the answer model in rank order (a resolved packet then leads
+    # with the asked-for state: the small reader leans on the first row).
+    # "time": oldest first (membership still decided by rank), as the builtin host shows them.
+    packet_order: Literal["retrieval", "time"] = "retrieval"
+    prerank: Literal["interleave", "bucket"] = "interleave"  # "bucket": Eq. 10 literally
+    # Re-ask once, without the wrong-state rows, when the answer names only a value of the
+    # state the question did not ask for (resolved packets).
+    answer_check: bool = True
+    # Adaptive k: rows kept when the first row already answers the view from a resolved
+    # chain; None keeps k rows.
+    resolved_k: int | None = None
+    # Prompt budget in tokens; None: the answer model's context (``context_tokens`` or
+    # ``config.n_ctx``), else 4096.
+    context_tokens: int | None = None
     controller: ctl.ControllerConfig = field(default_factory=ctl.ControllerConfig)
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("packet_mode", ("resolved", "labelled", "control")), ("packet_order", ("retrieval", "time")),
+                              ("prerank", ("interleave", "bucket"))):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"OverlayConfig.{name} must be one of {', '.join(allowed)}; "
+                                 f"got {getattr(self, name)!r}")
+        if self.k < 1 or self.seed_k < 1:
+            raise ValueError("OverlayConfig.k and seed_k must be at least 1")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -86,6 +112,21 @@ def _time_key(r: Record) -> tuple[int, float, int]:
         return (1, 0.0, r.seq)
     t = r.time if r.time.tzinfo else r.time.replace(tzinfo=timezone.utc)
     return (0, t.timestamp(), r.seq)
+
+
+def approx_tokens(messages: Sequence[Mapping[str, str]]) -> int:
+    """A safe over-estimate of a chat prompt's tokens (about 3 characters a token for
+    English with Qwen's tokenizer, plus the template's few tokens per message)."""
+    return sum(len(m.get("content", "")) // 3 + 8 for m in messages)
+
+
+def fit_packet(packet: Sequence[Record], build: Any, budget: int) -> list[Record]:
+    """The longest prefix of ``packet`` (rank order) whose prompt fits ``budget`` tokens:
+    the lowest-ranked rows go first. Rows themselves are cut to length by the serializer."""
+    shown = list(packet)
+    while shown and approx_tokens(build(shown)) > budget:
+        shown.pop()
+    return shown
 
 
 def parse_time(value: datetime | str | None) -> datetime | None:
@@ -301,14 +342,29 @@ class ATMAOverlay:
                                status=Status.UNKNOWN, host_id=h.host_id, meta={"native": dict(h.native)})]
             seeds.extend((rec, h.score) for rec in recs)
         neighbours = self._host_neighbours([r for r, _ in seeds])
-        pool = build_pool(seeds, prof.view, lambda ids: self.bank.get_many(ns, ids), host_neighbors=neighbours,
+        fetch = lambda ids: self.bank.get_many(ns, ids)  # noqa: E731
+        pool = build_pool(seeds, prof.view, fetch, host_neighbors=neighbours,
                           mode="bucket" if cfg.prerank == "bucket" else "interleave")
         pi0 = prerank(pool)
         t_pool = _time.perf_counter()
         result = self._control(query, prof, pool, k)
-        final = apply_selection(pi0, result.selected, k) if result.applied else top_k(pi0, k)
         by_id = {c.id: c for c in pool}
-        packet = [by_id[i].record for i in final]
+        sources: dict[str, str] = {}
+        if cfg.packet_mode in ("resolved", "control"):
+            # Host seeds in host order (one row per record); hops, controller picks first, fill the rest.
+            seed_recs = list({r.id: r for r, _ in seeds}.values())
+            hop_order = (list(dict.fromkeys([*result.selected, *pi0])) if result.applied else pi0)
+            hops = [by_id[i] for i in hop_order if i in by_id and by_id[i].bucket != "seed"]
+            shaped = shape_packet(seed_recs, prof.view, fetch, k, hops=hops, resolved_k=cfg.resolved_k)
+            packet = [row.record for row in shaped]
+            sources = {row.record.id: row.source for row in shaped}
+            if cfg.packet_mode == "control":  # same length, the host's own rows, no state
+                packet = [replace(r, status=Status.UNKNOWN, links=()) for r in seed_recs[: len(packet)]]
+                sources = {r.id: f"host#{i}" for i, r in enumerate(packet, 1)}
+            final = [r.id for r in packet]
+        else:
+            final = apply_selection(pi0, result.selected, k) if result.applied else top_k(pi0, k)
+            packet = [by_id[i].record for i in final]
         t_end = _time.perf_counter()
         part = {
             "profile": prof.to_json(),
@@ -316,11 +372,29 @@ class ATMAOverlay:
             "prerank": tuple(pi0),
             "controller": result.to_json(),
             "packet": tuple(final),
+            "sources": sources,
             "timings": {"retrieve_s": t_pool - t0, "controller_s": t_end - t_pool,
                         "controller_llm_s": result.latency_s},
             "view": prof.view,
         }
         return packet, part
+
+    def _chain_pairs(self, packet: Sequence[Record]) -> tuple[dict[str, Record], list[tuple[Record, Record]]]:
+        """Records one link away from the packet's rows (for state notes) and the
+        (earlier, later) pairs among them (for the answer check)."""
+        want = {t for r in packet for t in r.linked(*SUCCESSOR, *PREDECESSOR)}
+        shown = {r.id: r for r in packet}
+        related = dict(self.bank.get_many(self.namespace, [t for t in want if t not in shown])) if want else {}
+        every = {**related, **shown}
+        pairs = []
+        for r in packet:
+            for t in r.linked(*PREDECESSOR):
+                if t in every:
+                    pairs.append((every[t], r))
+            for t in r.linked(*SUCCESSOR):
+                if t in every and t not in shown:
+                    pairs.append((r, every[t]))
+        return related, pairs
 
     def _host_neighbours(self, seeds: Sequence[Record]) -> dict[str, list[Record]]:
         """Semantic hops the host itself keeps (A-Mem note links), mapped to bank records."""
@@ -350,31 +424,83 @@ class ATMAOverlay:
                        prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens)
 
     def answer(self, query: str, *, k: int | None = None) -> Answer:
-        """Answer from a state-aligned, labelled packet; the trace is stored in the bank."""
+        """Answer from a state-aligned packet; the trace is stored in the bank."""
         if self.llm is None:
             raise ValueError("no answer model: pass llm=... to ATMAOverlay")
+        cfg = self.config
         t0 = _time.perf_counter()
         packet, part = self.retrieve(query, k=k)
-        shown = sorted(packet, key=_time_key) if self.config.packet_order == "time" else packet
-        rows = serialize(shown, with_time=self.config.with_time)
-        if not self.config.qa_labels:
-            rows = [replace(r, label="retrieved memory") for r in rows]
-        msgs = qa_messages(query, part["view"], rows)
+        view = part["view"]
+        budget = self._prompt_budget()
+        check: dict[str, Any] = {}
+        if cfg.packet_mode in ("resolved", "control"):
+            related, pairs = self._chain_pairs(packet)
+            rows_for = lambda recs: state_rows(self._shown_order(recs), related, with_time=cfg.with_time)  # noqa: E731
+            build = lambda recs, hint="": resolved_messages(query, view, rows_for(recs), hint=hint)  # noqa: E731
+        else:
+            pairs = []
+            rows_for = self._labelled_rows
+            build = lambda recs, hint="": qa_messages(query, view, rows_for(recs))  # noqa: E731
+        shown = fit_packet(packet, lambda recs: build(recs), budget)
+        msgs = build(shown)
         t1 = _time.perf_counter()
-        comp = self.llm.complete(msgs, max_tokens=self.config.qa_max_tokens, temperature=0.0,
-                                 timeout=self.config.qa_timeout_s)
-        t2 = _time.perf_counter()
+        comp, msgs, shown = self._ask(msgs, shown, build)
         text = comp.text.strip()
+        llm_s = comp.latency_s
+        if cfg.packet_mode == "resolved" and cfg.answer_check:
+            chk = check_answer(text, query, view, pairs)
+            check = {"first_answer": text, **chk.to_json(), "reasked": False}
+            if chk.suspect:
+                keep = [r for r in shown if r.id not in set(chk.drop)] or shown
+                msgs2 = build(keep, chk.hint)
+                comp2, msgs2, keep = self._ask(msgs2, keep, lambda recs: build(recs, chk.hint))
+                llm_s += comp2.latency_s
+                text, msgs, shown = comp2.text.strip(), msgs2, keep
+                check.update({"reasked": True, "final_answer": text})
+        t2 = _time.perf_counter()
+        rows = rows_for(shown)
         timings = dict(part["timings"])
-        timings.update({"qa_llm_s": comp.latency_s or (t2 - t1), "total_s": t2 - t0})
+        timings.update({"qa_llm_s": llm_s or (t2 - t1), "total_s": t2 - t0})
         timings["non_llm_s"] = timings["total_s"] - timings["qa_llm_s"] - timings.get("controller_llm_s", 0.0)
         trace = QueryTrace(query=query, namespace=self.namespace, profile=part["profile"], pool=part["pool"],
-                           prerank=part["prerank"], controller=part["controller"], packet=part["packet"],
+                           prerank=part["prerank"], controller=part["controller"], packet=tuple(r.id for r in shown),
                            labelled=tuple(r.to_json() for r in rows), prompt=tuple(dict(m) for m in msgs),
-                           answer=text, timings=timings,
-                           config={"k": k or self.config.k, "gate": self.gate.name, "llm": getattr(self.llm, "name", "")})
+                           answer=text, timings=timings, check=check, sources=dict(part["sources"]),
+                           config={"k": k or cfg.k, "gate": self.gate.name, "llm": getattr(self.llm, "name", ""),
+                                   "packet_mode": cfg.packet_mode})
         self.bank.save_trace(self.namespace, "query", trace.to_json(), [row["id"] for row in part["pool"]])
-        return Answer(text, trace, tuple(packet))
+        return Answer(text, trace, tuple(shown))
+
+    def _shown_order(self, recs: Sequence[Record]) -> list[Record]:
+        return sorted(recs, key=_time_key) if self.config.packet_order == "time" else list(recs)
+
+    def _labelled_rows(self, recs: Sequence[Record]) -> list[Any]:
+        rows = serialize(self._shown_order(recs), with_time=self.config.with_time)
+        if not self.config.qa_labels:
+            rows = [replace(r, label="retrieved memory") for r in rows]
+        return rows
+
+    def _prompt_budget(self) -> int:
+        """Tokens a QA prompt may use: the model's context less the answer's room."""
+        ctx = self.config.context_tokens or getattr(self.llm, "context_tokens", None) \
+            or getattr(getattr(self.llm, "config", None), "n_ctx", None) or 4096
+        return max(int(ctx) - self.config.qa_max_tokens - 64, 256)
+
+    def _ask(self, msgs: list[Any], shown: list[Record], build: Any) -> tuple[Any, list[Any], list[Record]]:
+        """One QA call. A request the model refuses as too long is retried with the
+        lowest-ranked half of the rows dropped, down to none: never an exception."""
+        cfg = self.config
+        while True:
+            try:
+                comp = self.llm.complete(msgs, max_tokens=cfg.qa_max_tokens, temperature=0.0, timeout=cfg.qa_timeout_s)
+                return comp, msgs, shown
+            except LLMError as e:
+                msg = str(e).lower()
+                if not shown or not ("context" in msg or "exceed" in msg or "too long" in msg):
+                    raise
+                log.warning("QA prompt over the model's context (%s); retrying with fewer rows", str(e)[:120])
+                shown = shown[: len(shown) // 2]
+                msgs = build(shown)
 
     def host_answer(self, query: str, *, k: int | None = None) -> tuple[str, list[HostHit]]:
         """The host alone on the same store: its own top-k rows and its own plain answerer."""

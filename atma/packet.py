@@ -156,3 +156,106 @@ def top_k(order: Sequence[str], k: int) -> list[str]:
 
 def status_of(c: Candidate) -> Status:
     return c.record.status
+
+
+# ------------------------------------------------------------ view-shaped packets
+@dataclass(frozen=True, kw_only=True)
+class ShapedRow:
+    """One row of a view-shaped packet and why it is there."""
+
+    record: Record
+    source: str  # "host#2", "successor<-r7" (replaced a stale host hit), "predecessor<-r9", "hop:<pool source>"
+
+
+def _walk(start: Record, types: frozenset[LinkType], fetch: Fetch, limit: int) -> list[Record]:
+    """Records reached by following ``types`` links from ``start``, nearest first."""
+    out: list[Record] = []
+    cur, seen = start, {start.id}
+    for _ in range(limit):
+        nxt = [t for t in cur.linked(*types) if t not in seen]
+        if not nxt:
+            break
+        got = fetch(nxt[:1])
+        if nxt[0] not in got:
+            break
+        cur = got[nxt[0]]
+        seen.add(cur.id)
+        out.append(cur)
+    return out
+
+
+def live_head(record: Record, fetch: Fetch, *, limit: int = 64) -> Record | None:
+    """The live end of ``record``'s successor chain (None when the chain has none)."""
+    chain = _walk(record, SUCCESSOR, fetch, limit)
+    live = [r for r in chain if r.is_live]
+    return live[-1] if live else None
+
+
+def shape_packet(
+    seeds: Sequence[Record],
+    view: str,
+    fetch: Fetch,
+    k: int,
+    *,
+    hops: Sequence[Candidate] = (),
+    resolved_k: int | None = None,
+) -> list[ShapedRow]:
+    """The evidence packet shaped by the requested view, never worse than the host's own.
+
+    Starts from the host's top ``k`` hits in host order; a hit leaves the packet only when
+    it is replaced by its own live successor (current / neutral views: a stale hit whose
+    chain has a live head shows the head in its place, once) or pushed down by a row of
+    the asked-for state (historical / transition views: the state a live hit replaced is
+    put right before it, so the superseded state leads). Relation and semantic ``hops``
+    only fill room that is left. ``resolved_k`` (adaptive k): when the first row already
+    answers the view from a resolved chain, the packet is cut to that many rows.
+    """
+    rows: list[ShapedRow] = []
+    present: set[str] = set()
+
+    def put(rec: Record, source: str) -> None:
+        if rec.id not in present:
+            present.add(rec.id)
+            rows.append(ShapedRow(record=rec, source=source))
+
+    past_first = view in ("historical", "transition")
+    for rank, seed in enumerate(seeds[: max(k, 0)]):
+        src = f"host#{rank + 1}"
+        if not past_first:
+            head = None if seed.is_live else live_head(seed, fetch)
+            if head is not None:
+                put(head, f"successor<-{seed.id}")  # the stale hit itself is not shown
+            else:
+                put(seed, src)
+            continue
+        if seed.is_live:
+            prev = _walk(seed, PREDECESSOR, fetch, 1)
+            for p in prev:
+                put(p, f"predecessor<-{seed.id}")
+        put(seed, src)
+        if view == "transition" and not seed.is_live:
+            head = live_head(seed, fetch)
+            if head is not None:
+                put(head, f"successor<-{seed.id}")
+    if not past_first:  # a stale row whose live successor is shown is not a separate fact
+        shown_live = {r.record.id for r in rows if r.record.is_live}
+        rows = [r for r in rows if r.record.is_live or not (set(r.record.linked(*SUCCESSOR)) & shown_live)]
+    rows = rows[: max(k, 0)]
+    for c in hops:
+        if len(rows) >= k:
+            break
+        if c.id not in present and (past_first or c.record.is_live or c.record.status is Status.UNKNOWN):
+            present.add(c.id)
+            rows.append(ShapedRow(record=c.record, source=f"hop:{c.source}"))
+    if resolved_k is not None and rows and _resolves(rows[0].record, view):
+        rows = rows[: max(resolved_k, 1)]
+    return rows
+
+
+def _resolves(first: Record, view: str) -> bool:
+    """The first row is the asked-for state of a chain (its slot is resolved)."""
+    if view in ("current", "neutral"):
+        return first.is_live and bool(first.linked(*PREDECESSOR))
+    if view == "historical":
+        return first.status is Status.SUPERSEDED
+    return False

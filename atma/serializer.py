@@ -6,12 +6,13 @@ Priority: transition > transition-linked > historical > current > retrieved.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 from .protocols import Message
 from .records import LinkType, Record, Status
 
-__all__ = ["LABELS", "Label", "LabelledRow", "label_for", "qa_messages", "serialize", "QA_PROMPT_VERSION"]
+__all__ = ["LABELS", "Label", "LabelledRow", "label_for", "qa_messages", "serialize", "QA_PROMPT_VERSION",
+           "RESOLVED_PROMPT_VERSION", "StateRow", "human_date", "render_state_row", "resolved_messages", "state_rows"]
 
 QA_PROMPT_VERSION = "qa-v3"
 
@@ -20,6 +21,8 @@ LABELS: tuple[Label, ...] = ("transition memory", "transition linked memory", "h
                              "retrieved memory")
 
 _EVOLUTION = (LinkType.EVOLVES_FROM, LinkType.EVOLVES_TO)
+_SUCCESSORS = (LinkType.SUPERSEDED_BY, LinkType.EVOLVES_TO)
+_PREDECESSORS = (LinkType.SUPERSEDES, LinkType.EVOLVES_FROM)
 
 
 def label_for(record: Record) -> Label:
@@ -88,3 +91,95 @@ def qa_messages(query: str, view: str, rows: Sequence[LabelledRow]) -> list[Mess
     memories = "\n".join(lines) if lines else "(no memories retrieved)"
     user = f"Memories:\n{memories}\n\nThe question asks about {_VIEW_HINT.get(view, _VIEW_HINT['neutral'])}.\nQuestion: {query}\nAnswer:"
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": user}]
+
+
+# --------------------------------------------------------- resolved (plain-state) packets
+RESOLVED_PROMPT_VERSION = "qa-r1"
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def human_date(t: Any) -> str:
+    """A date as people write it: ``8 May 2023``."""
+    return f"{t.day} {_MONTHS[t.month - 1]} {t.year}"
+
+
+@dataclass(frozen=True)
+class StateRow:
+    """One packet row in plain words: the text, when it was said, and a state note."""
+
+    id: str
+    text: str
+    date: str | None
+    speaker: str
+    note: str  # "" when the row is not part of a known chain of states
+    state: str  # "now" | "past" | "changing" | "plain"
+
+    def to_json(self) -> dict[str, object]:
+        return {"id": self.id, "label": self.state, "text": self.text, "time": self.date, "speaker": self.speaker,
+                "note": self.note}
+
+
+def state_rows(records: Sequence[Record], related: Mapping[str, Record], *, with_time: bool = True,
+               max_chars: int = 600) -> list[StateRow]:
+    """The packet with a plain-language state note per row, each state said once.
+
+    ``related`` holds records the notes refer to but the packet may not show (the
+    successor that retired a row gives its date). A row that belongs to no chain gets
+    no note: its state is whatever its text says.
+    """
+    pos = {r.id: i for i, r in enumerate(records, 1)}
+    out = []
+    for r in records:
+        succ = [related.get(t) or next((x for x in records if x.id == t), None) for t in r.linked(*_SUCCESSORS)]
+        succ = [s for s in succ if s is not None]
+        prev = r.linked(*_PREDECESSORS)
+        if r.status is Status.SUPERSEDED or (succ and not r.is_live):
+            later = succ[0] if succ else None
+            when = f" on {human_date(later.time)}" if later is not None and later.time else ""
+            ref = f" by [{pos[later.id]}]" if later is not None and later.id in pos else ""
+            note, state = f"no longer true: replaced{when}{ref}", "past"
+        elif r.status is Status.TRANSITION:
+            note, state = "a change in progress", "changing"
+        elif r.is_live and prev:
+            shown = [f"[{pos[p]}]" for p in prev if p in pos]
+            note, state = "true now" + (f"; it replaced {', '.join(shown)}" if shown else ""), "now"
+        else:
+            note, state = "", "plain"
+        text = r.text if len(r.text) <= max_chars else r.text[: max_chars - 1].rstrip() + "…"
+        out.append(StateRow(id=r.id, text=text, date=human_date(r.time) if (with_time and r.time) else None,
+                            speaker=r.speaker, note=note, state=state))
+    return out
+
+
+_RESOLVED_SYSTEM = """You answer a question about people from their stored memories. Use only the memories listed; each has the date it was said.
+Some memories carry a note in brackets: "true now" marks the latest state; "no longer true" marks an earlier state that a later memory replaced.
+Questions about now, or with no time hint, are answered with what is true now. Questions about before, originally, previously or "used to" are answered with the earlier state.
+Answer concisely, in a few words, naming the value. If the memories do not contain the answer, say you don't know."""
+
+_RESOLVED_VIEW = {
+    "current": "The question asks what is true now.",
+    "historical": "The question asks about the earlier state, before it was replaced.",
+    "transition": "The question asks how it changed: name the earlier state and the later one.",
+    "neutral": "",
+}
+
+
+def render_state_row(i: int, row: StateRow) -> str:
+    when = f"({row.date}) " if row.date else ""
+    who = f"{row.speaker}: " if row.speaker else ""
+    note = f" [{row.note}]" if row.note else ""
+    return f"[{i}] {when}{who}{row.text}{note}"
+
+
+def resolved_messages(query: str, view: str, rows: Sequence[StateRow], *, hint: str = "") -> list[Message]:
+    """The QA prompt for a view-shaped packet: plain rows, plain state notes, the view in
+    one sentence and, on a re-ask, the answer check's hint."""
+    memories = "\n".join(render_state_row(i, r) for i, r in enumerate(rows, 1)) or "(no memories found)"
+    lines = [f"Memories:\n{memories}", ""]
+    extra = " ".join(x for x in (_RESOLVED_VIEW.get(view, ""), hint) if x)
+    if extra:
+        lines.append(extra)
+    lines += [f"Question: {query}", "Answer:"]
+    return [{"role": "system", "content": _RESOLVED_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]

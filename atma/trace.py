@@ -78,9 +78,11 @@ class QueryTrace:
     answer: str
     timings: dict[str, float] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
+    check: dict[str, Any] = field(default_factory=dict)  # the answer check (resolved packets)
+    sources: dict[str, str] = field(default_factory=dict)  # packet row -> why it is there
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": "query", "query": self.query, "namespace": self.namespace, "profile": self.profile,
+        return {"kind": "query", "check": self.check, "sources": self.sources, "query": self.query, "namespace": self.namespace, "profile": self.profile,
                 "pool": list(self.pool), "prerank": list(self.prerank), "controller": self.controller,
                 "packet": list(self.packet), "labelled": list(self.labelled), "prompt": list(self.prompt),
                 "answer": self.answer, "timings": self.timings, "config": self.config}
@@ -102,8 +104,11 @@ class QueryTrace:
         out.append("packet:")
         for row in self.labelled:
             when = f" {row['time']}" if row.get("time") else ""
-            out.append(f"  [{row['label']}{when}] {row['id']}: {row['text'][:90]}")
+            note = f" ({row['note']})" if row.get("note") else ""
+            out.append(f"  [{row['label']}{when}] {row['id']}: {row['text'][:90]}{note}")
         t = self.timings
+        if self.check.get("reasked"):
+            out.append(f"answer check: {self.check.get('reason')}; first answer {self.check.get('first_answer')!r}, re-asked")
         out.append(f"answer: {self.answer}")
         out.append("timings: " + ", ".join(f"{k}={v:.3f}s" for k, v in t.items()))
         return "\n".join(out)

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .runner import Ask, Components, EvalError, Event, Response, Task, prepare_row_dir, rows_for, run_row
-from .stream import (add_common_args, check_common_args, finish, guard, load_components, manifest, planned_rows,
-                     row_config)
+from .stream import (add_common_args, arm_names, check_common_args, comparisons, finish, guard, load_components,
+                     manifest, planned_rows, row_config)
 
 __all__ = ["JUDGE_PROMPT_VERSION", "adversarial_question", "main", "make_parser", "parse_categories", "sample_tasks"]
 
@@ -203,12 +203,13 @@ def _main(args: argparse.Namespace, comps: Components | None) -> int:
         plog = run_row(tasks, row, comps, row_dir, evaluate=evaluate, max_events=args.max_events,
                        max_probes=args.max_probes, progress=not args.quiet, share_from=share)
         results[row.name] = row_results(tasks, plog, args.max_probes)
-    results = {r.name: results[r.name] for r in rows_for(args.overlay)}  # table order: host first
+    results = {r.name: results[r.name] for r in rows_for(args.overlay, arm_names(args))}  # table order: host first
     total = sum(len(t.asks) for t in tasks)
     partial = bool(args.max_events is not None or (args.max_probes is not None and args.max_probes < total)
                    or any(r["done"] < r["selected"] for r in results.values()))
     man = manifest(args, comps, partial=partial, extra={"locomo_judge_prompt": hashlib.sha256(
-        (JUDGE_PROMPT_VERSION + _JUDGE_SYSTEM).encode()).hexdigest()})
+        (JUDGE_PROMPT_VERSION + _JUDGE_SYSTEM).encode()).hexdigest(),
+        "comparisons": comparisons(results, seed=args.seed, score="f1")})
     finish(out, "locomo", source, results, man, report.render_locomo)
     return 0
 

@@ -90,6 +90,13 @@ def render_stream(results: Mapping[str, Any], out: Path) -> str:
         for view, v in r.get("per_view", {}).items():
             pv_rows.append([_label(name), view, str(v["n"]), _f(v["qa_acc"]), _f(v["drift_rate"])])
     md += per_view + [_table(["Method", "View", "N", "QA Acc.", "Drift"], pv_rows), ""]
+    md += comparison_lines(results)
+    va = [[_label(n), str(r["view_accuracy"]["n"]), _f(r["view_accuracy"]["acc"]),
+           ", ".join(f"{v} {_f(x['acc'])}" for v, x in r["view_accuracy"]["per_view"].items())]
+          for n, r in rows.items() if r.get("view_accuracy")]
+    if va:
+        md += ["View accuracy (profiler view vs the probe's view):", "",
+               _table(["Method", "N", "View acc.", "Per probe view"], va), ""]
     text = "\n".join(md)
     (out / "report.md").write_text(text, encoding="utf-8")
     metrics = [("Bank coexist", lambda r: (r.get("bank") or {}).get("coexist")),
@@ -100,6 +107,17 @@ def render_stream(results: Mapping[str, Any], out: Path) -> str:
     write_chart(out / "report.png", title + (" (partial)" if results.get("partial") else ""),
                 [m for m, _ in metrics], {_label(n): [fn(r) for _, fn in metrics] for n, r in rows.items()})
     return text
+
+
+def comparison_lines(results: Mapping[str, Any], what: str = "QA accuracy") -> list[str]:
+    """Paired differences with 95% bootstrap intervals (from the manifest's comparisons)."""
+    comps = (results.get("manifest") or {}).get("comparisons") or []
+    if not comps:
+        return []
+    rows = [[_label(c["row"]), _label(c["vs"]), str(c["n"]), _f(c["diff"]),
+             f"[{_f(c['ci95'][0])}, {_f(c['ci95'][1])}]"] for c in comps]
+    return [f"Paired {what} differences (95% bootstrap interval over probes):", "",
+            _table(["Row", "vs", "N", "Diff.", "95% CI"], rows), ""]
 
 
 def locomo_table(rows: Mapping[str, Mapping[str, Any]], categories: Sequence[str]) -> str:
@@ -132,6 +150,7 @@ def render_locomo(results: Mapping[str, Any], out: Path) -> str:
     ev = [[_label(n), _f(r.get("evidence_recall"))] for n, r in rows.items()]
     md += ["Evidence recall (share of gold evidence turns in the packet, answerable questions):", "",
            _table(["Method", "Evidence recall"], ev), ""]
+    md += comparison_lines(results, "official F1")
     text = "\n".join(md)
     (out / "report.md").write_text(text, encoding="utf-8")
     labels = [*cats, "average"]

@@ -25,7 +25,7 @@ import re
 import shutil
 import tempfile
 import time as _time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -48,7 +48,11 @@ log = logging.getLogger(__name__)
 
 HOST_ROW = "host"
 OVERLAY_ROW = "host+overlay"
-ROW_DIRS = {HOST_ROW: "host", OVERLAY_ROW: "overlay"}
+#: Attribution arms answered from the overlay row's own replay (same host store, same bank):
+#: name -> (row dir, OverlayConfig.packet_mode).
+ARMS = {"labelled": ("host+overlay, paper labels", "overlay-labelled", "labelled"),
+        "control": ("length-matched control", "control", "control")}
+ROW_DIRS = {HOST_ROW: "host", OVERLAY_ROW: "overlay", **{name: d for name, d, _ in ARMS.values()}}
 _BATCH = 64  # events per add_many call in host-alone replays
 
 
@@ -84,18 +88,28 @@ class Task:
 
 @dataclass(frozen=True, kw_only=True)
 class Row:
-    name: str  # "host" | "host+overlay"
+    name: str  # "host" | "host+overlay" | an arm's name
     overlay: bool
+    packet_mode: str = ""  # arms: the overlay's packet mode; "" = the configured one
+    arm: bool = False  # answers from the overlay row's replay instead of replaying
 
     @property
     def dirname(self) -> str:
         return ROW_DIRS[self.name]
 
 
-def rows_for(overlay: str) -> list[Row]:
-    """``on`` | ``off`` | ``both`` -> the rows to run."""
-    return {"off": [Row(name=HOST_ROW, overlay=False)], "on": [Row(name=OVERLAY_ROW, overlay=True)],
+def rows_for(overlay: str, arms: Sequence[str] = ()) -> list[Row]:
+    """``on`` | ``off`` | ``both`` (+ attribution ``arms``, which need the overlay row) -> the rows to run."""
+    rows = {"off": [Row(name=HOST_ROW, overlay=False)], "on": [Row(name=OVERLAY_ROW, overlay=True)],
             "both": [Row(name=HOST_ROW, overlay=False), Row(name=OVERLAY_ROW, overlay=True)]}[overlay]
+    for a in arms:
+        if a not in ARMS:
+            raise EvalError(f"unknown arm {a!r} (available: {', '.join(ARMS)})")
+        if overlay == "off":
+            raise EvalError("attribution arms need the overlay row (--overlay on or both)")
+        name, _, mode = ARMS[a]
+        rows.append(Row(name=name, overlay=True, packet_mode=mode, arm=True))
+    return rows
 
 
 @dataclass
@@ -238,11 +252,14 @@ def schedule(task: Task, max_events: int | None) -> tuple[list[Event], dict[str,
     return events, pos
 
 
-def _overlay(host: Any, ns: str, comps: Components, bank: Any) -> Any:
+def _overlay(host: Any, ns: str, comps: Components, bank: Any, row: Row | None = None) -> Any:
     from atma import ATMAOverlay, OverlayConfig
 
+    cfg = comps.overlay_config or OverlayConfig()
+    if row is not None and row.packet_mode:
+        cfg = replace(cfg, packet_mode=row.packet_mode)
     return ATMAOverlay(host, namespace=ns, llm=comps.llm, gate=comps.gate, embedder=comps.embedder, bank=bank,
-                       config=comps.overlay_config or OverlayConfig())
+                       config=cfg)
 
 
 class _Store:
@@ -254,7 +271,7 @@ class _Store:
         self.row, self.ns, self.comps = row, ns, comps
         self.host = comps.make_host(str(db), comps.embedder, comps.llm)
         self.bank = StateBank(str(db) if row.overlay else ":memory:")
-        self.overlay = _overlay(self.host, ns, comps, self.bank)
+        self.overlay = _overlay(self.host, ns, comps, self.bank, row)
         self.event_hosts = event_hosts  # host id per event id (host rows)
         self._rec_events: dict[str, str] = {}
         self._rec_count = -1
@@ -358,10 +375,13 @@ def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *
             need_replay = replayed is None or any(pos[a.id] < len(events) for a in pending)
             if not pending and replayed is not None:
                 continue
-            if need_replay and share_from is not None and not row.overlay and pending \
+            if need_replay and share_from is not None and (row.arm or not row.overlay) and pending \
                     and all(pos[a.id] == len(events) for a in pending):
                 replayed = adopt_replay(share_from, row_dir, task, len(events))
                 need_replay = replayed is None
+            if need_replay and row.arm:
+                raise EvalError(f"arm {row.name!r} answers from the overlay row's finished replay of {task.id}, "
+                                "and there is none (its questions must all come after the last event)")
             if need_replay:
                 _remove_db(db)
                 if marker.exists():

@@ -25,6 +25,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .runner import (
+    ARMS,
+    HOST_ROW,
+    OVERLAY_ROW,
     Ask,
     Components,
     EvalError,
@@ -66,6 +69,12 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--controller", choices=("off", "online", "shadow"), default="off")
     p.add_argument("--packet-order", choices=("retrieval", "time"), default="retrieval",
                    help="overlay packet rows in rank order (the paper's) or oldest first (default: %(default)s)")
+    p.add_argument("--packet-mode", choices=("resolved", "labelled"), default="resolved",
+                   help="overlay packet: view-shaped rows with plain state notes, or the paper's five labels "
+                        "(default: %(default)s)")
+    p.add_argument("--arms", default="",
+                   help="attribution arms answered from the overlay row's replay, comma-separated: labelled (the "
+                        "paper's labelled packet), control (length-matched host rows, no state)")
     p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule, not the LLM Judge")
     p.add_argument("--embedder", default="minilm", help="embedder (default: %(default)s)")
     p.add_argument("--k", type=int, default=5, help="retrieval budget, both rows (default: %(default)s)")
@@ -93,6 +102,7 @@ def check_common_args(args: argparse.Namespace) -> None:
         raise EvalError("--judge-all needs --judge-llm")
     if getattr(args, "shared_host", False) and args.overlay != "both":
         raise EvalError("--shared-host needs --overlay both")
+    rows_for(args.overlay, arm_names(args))  # unknown arm / arms without the overlay row: EvalError
     from atma.llm.spec import parse_spec
 
     for spec in (args.llm, args.judge_llm):
@@ -114,7 +124,12 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
         cfg.update({"gate": args.gate, "controller": args.controller, "audit_judge": not args.no_audit_judge})
         if args.packet_order != "retrieval":  # absent by default, so older run dirs still resume
             cfg["packet_order"] = args.packet_order
+        cfg["packet_mode"] = row.packet_mode or getattr(args, "packet_mode", "resolved")
     return cfg
+
+
+def arm_names(args: argparse.Namespace) -> list[str]:
+    return [a.strip() for a in (getattr(args, "arms", "") or "").split(",") if a.strip()]
 
 
 # ------------------------------------------------------------------ models
@@ -147,7 +162,7 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
 
         gate = gate_from_spec(args.gate, embedder)
     cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller),
-                        packet_order=args.packet_order)
+                        packet_order=args.packet_order, packet_mode=getattr(args, "packet_mode", "resolved"))
 
     def make_host(path: str, emb: Any, answerer: Any) -> Any:
         # Hosts that maintain their store with an LLM (insideout, amem, graphiti) always get one.
@@ -226,11 +241,14 @@ def manifest(args: argparse.Namespace, comps: Components, *, partial: bool, extr
 def planned_rows(args: argparse.Namespace, out: Path) -> list[tuple[Row, Path | None]]:
     """The rows to run, in order, each with the dir it may adopt host stores from
     (``--shared-host``: the overlay row runs first and the host row reuses its stores)."""
-    rows = rows_for(args.overlay)
-    if not getattr(args, "shared_host", False):
-        return [(r, None) for r in rows]
-    over = [r for r in rows if r.overlay]
-    return [(r, None) for r in over] + [(r, out / over[0].dirname) for r in rows if not r.overlay]
+    rows = rows_for(args.overlay, arm_names(args))
+    main = [r for r in rows if not r.arm]
+    over = [r for r in main if r.overlay]
+    if getattr(args, "shared_host", False):
+        plan = [(r, None) for r in over] + [(r, out / over[0].dirname) for r in main if not r.overlay]
+    else:
+        plan = [(r, None) for r in main]
+    return plan + [(r, out / over[0].dirname) for r in rows if r.arm]
 
 
 def host_cost(stores: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -312,9 +330,23 @@ def row_results(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Pat
     bank = {"n_units": n_u, "coexist": sum(p["coexist"] for p in per_unit) / n_u if n_u else None,
             "role": sum(p["role"] for p in per_unit) / n_u if n_u else None}
     out = summarize(done, bank=bank, writes=judge_stats(writes, n_events))
+    out["view_accuracy"] = view_accuracy(done)
     out.update({"row": row.name, "selected": len(keys), "done": len(done), "tasks_replayed": replayed,
                 "host_cost": host_cost(stores), "probes": done})
     return out
+
+
+def view_accuracy(done: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The profiler's view against each probe's view, overall and per probe view (overlay
+    rows only: the host alone has no profiler)."""
+    pairs = [(p["view"], (p.get("trace") or {}).get("view")) for p in done if (p.get("trace") or {}).get("view")]
+    if not pairs:
+        return None
+    per = {}
+    for v in sorted({want for want, _ in pairs}):
+        got = [g for want, g in pairs if want == v]
+        per[v] = {"n": len(got), "acc": sum(g == v for g in got) / len(got)}
+    return {"n": len(pairs), "acc": sum(w == g for w, g in pairs) / len(pairs), "per_view": per}
 
 
 def finish(out: Path, benchmark: str, source: Mapping[str, Any], rows: dict[str, dict[str, Any]], man: dict[str, Any],
@@ -349,11 +381,39 @@ def run_stream(tasks: Sequence[Task], args: argparse.Namespace, *, benchmark: st
         plog = run_row(tasks, row, comps, row_dir, evaluate=evaluate, max_events=args.max_events,
                        max_probes=args.max_probes, progress=not args.quiet, share_from=share)
         results[row.name] = row_results(tasks, row, comps, row_dir, plog, args.max_events, args.max_probes)
-    results = {r.name: results[r.name] for r in rows_for(args.overlay)}  # table order: host first
+    results = {r.name: results[r.name] for r in rows_for(args.overlay, arm_names(args))}  # table order: host first
     partial = bool(args.max_events is not None or (args.max_probes is not None and args.max_probes < total)
                    or any(r["done"] < r["selected"] for r in results.values()))
-    man = manifest(args, comps, partial=partial)
+    man = manifest(args, comps, partial=partial, extra={"comparisons": comparisons(results, seed=args.seed)})
     return finish(out, benchmark, source, results, man, report.render_stream)
+
+
+def comparisons(rows: Mapping[str, Mapping[str, Any]], *, seed: int = 0, score: str = "correct") -> list[dict[str, Any]]:
+    """Paired QA differences between rows on the probes both answered, each with a 95%
+    bootstrap interval: every row against the host row, and the overlay against the
+    length-matched control."""
+    from .metrics import paired_bootstrap
+
+    def scores(row: Mapping[str, Any]) -> dict[str, float]:
+        out = {}
+        for p in row.get("probes", ()):
+            if "f1" in p and score == "f1":
+                out[p["key"]] = float(p["f1"])
+            elif "verdict" in p:
+                out[p["key"]] = float(p["verdict"] == "correct")
+        return out
+
+    pairs = [(name, HOST_ROW) for name in rows if name != HOST_ROW and HOST_ROW in rows]
+    control = ARMS["control"][0]
+    if control in rows and OVERLAY_ROW in rows:
+        pairs.append((OVERLAY_ROW, control))
+    out = []
+    for a, b in pairs:
+        sa, sb = scores(rows[a]), scores(rows[b])
+        keys = sorted(set(sa) & set(sb))
+        if keys:
+            out.append({"row": a, "vs": b, **paired_bootstrap([sa[k] for k in keys], [sb[k] for k in keys], seed=seed)})
+    return out
 
 
 def file_source(path: str) -> dict[str, Any]:

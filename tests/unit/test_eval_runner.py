@@ -20,16 +20,22 @@ SUPERSEDE = json.dumps({"reason": "moved", "conflict_status": "conflict", "confl
 
 
 def first_row(messages):
-    """A reader that follows labels and dates, whatever the row order. Overlay prompt: for
-    "now" the newest row labelled current memory, for "before" the oldest row labelled
-    historical memory. Host plain prompt ('[1] (...) ...'): its first row."""
+    """A reader that follows state and dates, whatever the row order. Labelled overlay
+    prompt: for "now" the newest row labelled current memory, for "before" the oldest row
+    labelled historical memory. Resolved overlay prompt ('[1] (date) who: text [note]'):
+    the first row whose note fits the view, else the first row. Host plain prompt: its
+    first row."""
     user = messages[-1]["content"]
-    past = "past state" in user
+    past = "past state" in user or "earlier state" in user
     want = "historical memory" if past else "current memory"
     found = re.findall(rf"^\d+\. \[{want} \| (\S+)\] (?:[^:\n]+: )?(.*)$", user, re.M)
     if found:
         return (min(found) if past else max(found))[1]
-    m = re.search(r"^(?:1\. \[[^\]]*\]|\[1\] \([^)]*\)) (?:[^:\n]+: )?(.*)$", user, re.M)
+    note = "no longer true" if past else "true now"
+    m = re.search(rf"^\[\d+\] \([^)]*\) (?:[^:\n]+: )?(.*) \[{note}[^\]]*\]$", user, re.M)
+    if m:
+        return m.group(1)
+    m = re.search(r"^(?:1\. \[[^\]]*\]|\[1\] \([^)]*\)) (?:[^:\n]+: )?(.*?)(?: \[[^\]]*\])?$", user, re.M)
     return m.group(1) if m else "I don't know"
 
 
@@ -103,11 +109,15 @@ def test_both_rows_results_schema(stream_file, tmp_path, capsys):
     man = res["manifest"]
     assert man["partial"] is False and set(man["prompts"]) >= {"audit_judge", "qa", "controller", "host_plain_qa"}
     assert man["models"]["embedder"]["name"] == "hash"
-    assert (out / "report.md").read_text().count("| host + overlay |") == 4  # main, diagnostics, 2 views
+    # main, diagnostics, 2 views, the paired difference, view accuracy
+    assert (out / "report.md").read_text().count("| host + overlay |") == 6
+    comp = res["manifest"]["comparisons"]
+    assert [(c["row"], c["vs"], c["n"]) for c in comp] == [("host+overlay", "host", 4)]
+    assert ov["view_accuracy"]["acc"] == 1.0 and host["view_accuracy"] is None
     assert (out / "report.png").stat().st_size > 1000
     assert "Bank coexist" in capsys.readouterr().out
     # The overlay labelled its rows; the host's rows are unlabelled.
-    assert any(r["label"] == "current memory" for p in ov["probes"] for r in p["packet"])
+    assert any(r["label"] == "now" for p in ov["probes"] for r in p["packet"])
     assert all(r["label"] == "" for p in host["probes"] for r in p["packet"])
 
 
@@ -334,3 +344,30 @@ def test_audit_reach_counts_update_cues_and_their_old_state():
     r = audit_reach.audit_reach(writes, ev)
     assert (r["updates"], r["old_in_candidates"], r["old_escalated"], r["old_audited"]) == (2, 2, 1, 1)
     assert r["candidate_pairs"] == 3 and abs(r["escalated_share"] - 2 / 3) < 1e-9
+
+
+def test_attribution_arms_answer_from_the_overlay_replay(stream_file, tmp_path):
+    out = tmp_path / "run"
+    comps, calls = make_comps()
+    assert run(stream_file, out, "--overlay", "both", "--arms", "labelled,control", comps=comps) == 0
+    res = json.loads((out / "results.json").read_text())
+    assert list(res["rows"]) == ["host", "host+overlay", "host+overlay, paper labels", "length-matched control"]
+    ov, lab, ctl = (res["rows"][k] for k in ("host+overlay", "host+overlay, paper labels", "length-matched control"))
+    # the arms adopted the overlay row's replay: same bank, no replay of their own
+    assert lab["bank"] == ov["bank"] and ctl["bank"] == ov["bank"]
+    assert json.loads((out / "control" / "work" / next(p.name for p in (out / "control" / "work").glob("*.replay.json"))
+                       ).read_text())["replay_s"] is None
+    assert any(r["label"] == "current memory" for p in lab["probes"] for r in p["packet"])
+    for p_ov, p_ctl in zip(ov["probes"], ctl["probes"]):
+        assert len(p_ctl["packet"]) == len(p_ov["packet"])  # length-matched
+        assert all(r["label"] == "plain" for r in p_ctl["packet"])  # no state
+    pairs = {(c["row"], c["vs"]) for c in res["manifest"]["comparisons"]}
+    assert ("host+overlay", "length-matched control") in pairs and ("length-matched control", "host") in pairs
+    assert "95% bootstrap" in (out / "report.md").read_text()
+
+
+def test_arms_need_the_overlay_row(stream_file, tmp_path, capsys):
+    assert run(stream_file, tmp_path / "r", "--overlay", "off", "--arms", "control") == 2
+    assert "need the overlay row" in capsys.readouterr().err
+    assert run(stream_file, tmp_path / "r2", "--arms", "oracle") == 2
+    assert "unknown arm" in capsys.readouterr().err

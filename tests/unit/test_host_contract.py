@@ -263,7 +263,7 @@ def test_registry_builds_each_host(kind, tmp_path) -> None:
 
 def _overlay_story(kind: str, tmp_path: Path) -> ATMAOverlay:
     llm = ScriptedLLM(route={"PersonaTree": scripted_ops, JUDGE: lambda m: SUPERSEDE,
-                             QA: lambda m: "Leeds" if "past state" in m[1]["content"] else "Bristol"},
+                             QA: lambda m: "Leeds" if ("past state" in m[1]["content"] or "earlier state" in m[1]["content"]) else "Bristol"},
                       default=lambda m: json.dumps({"keywords": [], "context": "c", "tags": []}))
     h = make(kind, str(tmp_path / "o.db"), llm=llm)
     ov = ATMAOverlay(h, namespace="dana", llm=llm, gate=CosineGate(HashEmbedder(), threshold=0.0))
@@ -279,8 +279,8 @@ def test_overlay_labels_right_after_supersession(kind, tmp_path) -> None:
         old, new = ov.bank.records("dana")
         assert old.status.value == "superseded" and new.status.value == "active"
         before = ov.answer("Where did I live before?")
-        assert before.answer == "Leeds" and before.trace.labels[old.id] == "historical memory"
+        assert before.answer == "Leeds" and before.trace.labels[old.id] == "past"
         now = ov.answer("Where do I live now?")
-        assert now.trace.labels[new.id] == "current memory"
+        assert now.trace.labels[new.id] == "now" and old.id not in now.trace.packet
     finally:
         ov.host.close()

@@ -48,18 +48,21 @@ def story(ov):
     return ov.add("Big news: I moved to Bristol from Leeds last weekend.", time="2024-06-02T10:00", speaker="Dana")
 
 
-def test_supersede_end_to_end_labels_and_links():
-    ov, llm, _ = make(qa=lambda m: "Leeds" if "past state" in m[1]["content"] else "Bristol")
+@pytest.mark.parametrize("mode,past,now_label", [("resolved", "past", "now"),
+                                                  ("labelled", "historical memory", "current memory")])
+def test_supersede_end_to_end_labels_and_links(mode, past, now_label):
+    ov, llm, _ = make(qa=lambda m: "Leeds" if ("past state" in m[1]["content"] or "earlier state" in m[1]["content"])
+                      else "Bristol", config=OverlayConfig(packet_mode=mode))
     res = story(ov)
     assert res.trace.judge[0].status == "ok" and res.trace.changes == ({"action": "supersede", "old_id": "r1"},)
     a = ov.answer("Where did I live before?")
     assert a.answer == "Leeds"
-    assert a.trace.labels["r1"] == "historical memory"
+    assert a.trace.labels["r1"] == past
     old = ov.bank.get("u1", "r1")
     assert old.linked(LinkType.SUPERSEDED_BY) == ["r2"]
     now = ov.answer("Where do I live now?")
     assert now.answer == "Bristol" and now.trace.packet[0] == "r2"
-    assert now.trace.labels["r2"] == "current memory"
+    assert now.trace.labels["r2"] == now_label
     # the trace is data: JSON round trip, stored in the bank
     assert json.loads(json.dumps(now.trace.to_json()))["answer"] == "Bristol"
     assert ov.bank.traces("u1", kind="query")[0]["body"]["query"] == "Where do I live now?"
@@ -133,13 +136,14 @@ def test_controller_online_reorders_shadow_logs_and_failure_falls_back():
                                          "scope_fit": 1, "change_fit": 0, "noise_risk": 0, "reason": "old"}],
                            "packing_hints": {"transition_evidence": False, "contrast_pairs": True, "weak_hops": False}})
     for mode, applied in (("online", True), ("shadow", False)):
-        ov, _, _ = make(ctrl=ctrl, config=OverlayConfig(controller=ControllerConfig(mode=mode)))
+        ov, _, _ = make(ctrl=ctrl, config=OverlayConfig(packet_mode="labelled", controller=ControllerConfig(mode=mode)))
         story(ov)
         t = ov.answer("Where did I live?").trace
         assert t.controller["status"] == "ok" and t.controller["applied"] is applied
         second = t.prerank[1]
         assert (t.packet[0] == second) is applied
-    ov, _, _ = make(ctrl=lambda m: "{not json", config=OverlayConfig(controller=ControllerConfig(mode="online")))
+    ov, _, _ = make(ctrl=lambda m: "{not json", config=OverlayConfig(packet_mode="labelled",
+                                                                      controller=ControllerConfig(mode="online")))
     story(ov)
     t = ov.answer("Where did I live?").trace
     assert t.controller["status"] == "invalid_json" and list(t.packet) == list(t.prerank[:5])
@@ -149,9 +153,13 @@ def test_unknown_host_rows_are_retrieved_memory():
     emb = HashEmbedder()
     host = InMemoryHost(embedder=emb)
     host.add("I live in Leeds.", namespace="u")
-    ov = ATMAOverlay(host, namespace="u", llm=ScriptedLLM(default="x"), gate=CosineGate(emb))
+    ov = ATMAOverlay(host, namespace="u", llm=ScriptedLLM(default="x"), gate=CosineGate(emb),
+                     config=OverlayConfig(packet_mode="labelled"))
     t = ov.answer("Where do I live?").trace
     assert list(t.labels.values()) == ["retrieved memory"]
+    ov = ATMAOverlay(host, namespace="u", llm=ScriptedLLM(default="x"), gate=CosineGate(emb))
+    t = ov.answer("Where do I live?").trace
+    assert list(t.labels.values()) == ["plain"] and "[" not in t.prompt[1]["content"].split("] ", 1)[1]
 
 
 def test_erase_reaches_bank_host_and_traces():
@@ -207,11 +215,11 @@ def test_host_neighbours_become_semantic_hops():
 
 
 def test_packet_order_rank_by_default_time_on_request():
-    ov, llm, _ = make()
+    ov, llm, _ = make(config=OverlayConfig(packet_mode="labelled"))
     story(ov)
     t = ov.answer("Where do I live now?").trace
     assert t.packet[0] == "r2"  # rank order: the live successor first
     assert [row["id"] for row in t.labelled] == ["r2", "r1"]
-    ov2, _, _ = make(config=OverlayConfig(packet_order="time"))
+    ov2, _, _ = make(config=OverlayConfig(packet_mode="labelled", packet_order="time"))
     story(ov2)
     assert [row["id"] for row in ov2.answer("Where do I live now?").trace.labelled] == ["r1", "r2"]  # oldest first

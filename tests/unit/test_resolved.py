@@ -1,0 +1,126 @@
+"""View-shaped packets, plain state notes, the answer check and prompt budgeting."""
+
+from __future__ import annotations
+
+import doctest
+import json
+
+import atma.answercheck
+import atma.profiler
+from atma import ATMAOverlay, OverlayConfig
+from atma.packet import shape_packet
+from atma.protocols import LLMError
+from atma.records import Link, LinkType, Record, Status
+from atma.sentry import CosineGate
+from atma.serializer import state_rows
+from atma.testing import HashEmbedder, InMemoryHost, ScriptedLLM
+
+SUPERSEDE = json.dumps({"reason": "moved", "conflict_status": "conflict", "conflict_type": "temporal_update",
+                        "action": "supersede", "links": ["supersedes"], "clarification_needed": False})
+
+
+def test_doctests():
+    assert doctest.testmod(atma.answercheck).failed == 0
+
+
+def chain():
+    old = Record(id="r1", namespace="n", text="I live in Leeds.", status=Status.SUPERSEDED,
+                 links=(Link(LinkType.SUPERSEDED_BY, "r2"),))
+    new = Record(id="r2", namespace="n", text="I moved to Bristol.", links=(Link(LinkType.SUPERSEDES, "r1"),))
+    other = Record(id="r3", namespace="n", text="My cat is called Tom.")
+    return old, new, other
+
+
+def fetcher(*recs):
+    by = {r.id: r for r in recs}
+    return lambda ids: {i: by[i] for i in ids if i in by}
+
+
+def test_current_view_shows_the_live_successor_in_the_stale_hits_place():
+    old, new, other = chain()
+    rows = shape_packet([old, other], "current", fetcher(old, new, other), 5)
+    assert [r.record.id for r in rows] == ["r2", "r3"] and rows[0].source == "successor<-r1"
+    # both states retrieved: the stale one is not a separate fact
+    rows = shape_packet([old, other, new], "current", fetcher(old, new, other), 5)
+    assert [r.record.id for r in rows] == ["r2", "r3"]
+
+
+def test_historical_view_leads_with_the_replaced_state_and_keeps_host_hits():
+    old, new, other = chain()
+    rows = shape_packet([new, other], "historical", fetcher(old, new, other), 5)
+    assert [r.record.id for r in rows] == ["r1", "r2", "r3"]
+    # k=2: the asked-for state pushes the lowest host hit out, never a host hit of its own state
+    rows = shape_packet([new, other], "historical", fetcher(old, new, other), 2)
+    assert [r.record.id for r in rows] == ["r1", "r2"]
+
+
+def test_hops_only_fill_room_and_adaptive_k():
+    from atma.packet import Candidate
+
+    old, new, other = chain()
+    extra = Record(id="r4", namespace="n", text="Tom likes fish.")
+    hop = Candidate(record=extra, bucket="semantic", source="neighbour<-r3", seed_rank=0)
+    assert [r.record.id for r in shape_packet([other], "neutral", fetcher(other, extra), 1, hops=[hop])] == ["r3"]
+    assert [r.record.id for r in shape_packet([other], "neutral", fetcher(other, extra), 3, hops=[hop])] == ["r3", "r4"]
+    rows = shape_packet([old, other], "current", fetcher(old, new, other), 5, resolved_k=1)
+    assert [r.record.id for r in rows] == ["r2"]
+
+
+def test_state_notes_are_plain_and_said_once():
+    old, new, other = chain()
+    from datetime import datetime
+
+    new = Record(**{**new.__dict__, "time": datetime(2024, 6, 2)})
+    rows = state_rows([old, new, other], {})
+    assert rows[0].note == "no longer true: replaced on 2 June 2024 by [2]" and rows[0].state == "past"
+    assert rows[1].note == "true now; it replaced [1]" and rows[2].note == ""
+    assert state_rows([old], {"r2": new})[0].note == "no longer true: replaced on 2 June 2024"
+
+
+def make(qa, **cfg):
+    emb = HashEmbedder()
+    llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question": qa})
+    ov = ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", llm=llm, gate=CosineGate(emb, threshold=0.0),
+                     config=OverlayConfig(**cfg))
+    ov.add("I rent a flat in Leeds.", time="2024-01-10T10:00", speaker="Dana")
+    ov.add("Big news: I moved to Bristol from Leeds last weekend.", time="2024-06-02T10:00", speaker="Dana")
+    return ov, llm
+
+
+def test_answer_check_reasks_once_without_the_wrong_state():
+    # a reader that names the newer value whatever it is asked, unless told otherwise
+    ov, llm = make(lambda m: "Leeds" if "later state" in m[1]["content"] else "Bristol")
+    a = ov.answer("Where did I live before?")
+    assert a.answer == "Leeds" and a.trace.check["reasked"] and a.trace.check["first_answer"] == "Bristol"
+    assert "r2" not in a.trace.packet and "bristol" in a.trace.check["stale_words"]
+    n = len(llm.calls)
+    b = ov.answer("Where do I live now?")
+    assert b.answer == "Bristol" and not b.trace.check["reasked"] and len(llm.calls) == n + 1
+    ov2, _ = make(lambda m: "Bristol", answer_check=False)
+    assert ov2.answer("Where did I live before?").answer == "Bristol"
+
+
+def test_prompt_fits_the_budget_and_a_refusal_for_length_is_no_exception():
+    seen = []
+
+    def qa(m):
+        seen.append(m[1]["content"])
+        if m[1]["content"].count("\n[") >= 1:  # refuses anything with two rows or more
+            return LLMError("request (4188 tokens) exceeds the available context size (4096 tokens)")
+        return "Bristol"
+
+    ov, _ = make(qa, context_tokens=600)
+    for i in range(20):
+        ov.add(f"Note {i}: " + "a long line about the garden and the weather " * 20, speaker="Dana")
+    a = ov.answer("Where do I live now? Tell me about the garden and weather notes.")
+    assert a.answer == "Bristol" and len(a.trace.packet) <= 1
+    assert all(len(p) // 3 < 600 for p in seen)
+
+
+def test_config_rejects_typos():
+    import pytest
+
+    with pytest.raises(ValueError, match="packet_mode"):
+        OverlayConfig(packet_mode="resolve")
+    with pytest.raises(ValueError, match="packet_order"):
+        OverlayConfig(packet_order="rank")
