@@ -51,7 +51,8 @@ OVERLAY_ROW = "host+overlay"
 #: Attribution arms answered from the overlay row's own replay (same host store, same bank):
 #: name -> (row dir, OverlayConfig.packet_mode).
 ARMS = {"labelled": ("host+overlay, paper labels", "overlay-labelled", "labelled"),
-        "control": ("length-matched control", "control", "control")}
+        "control": ("length-matched control", "control", "control"),
+        "oracle": ("oracle state", "oracle", "resolved")}
 ROW_DIRS = {HOST_ROW: "host", OVERLAY_ROW: "overlay", **{name: d for name, d, _ in ARMS.values()}}
 _BATCH = 64  # events per add_many call in host-alone replays
 
@@ -92,6 +93,7 @@ class Row:
     overlay: bool
     packet_mode: str = ""  # arms: the overlay's packet mode; "" = the configured one
     arm: bool = False  # answers from the overlay row's replay instead of replaying
+    oracle: bool = False  # the arm's states are rewritten to the gold ones (eval.oracle)
 
     @property
     def dirname(self) -> str:
@@ -108,7 +110,7 @@ def rows_for(overlay: str, arms: Sequence[str] = ()) -> list[Row]:
         if overlay == "off":
             raise EvalError("attribution arms need the overlay row (--overlay on or both)")
         name, _, mode = ARMS[a]
-        rows.append(Row(name=name, overlay=True, packet_mode=mode, arm=True))
+        rows.append(Row(name=name, overlay=True, packet_mode=mode, arm=True, oracle=a == "oracle"))
     return rows
 
 
@@ -379,6 +381,10 @@ def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *
                     and all(pos[a.id] == len(events) for a in pending):
                 replayed = adopt_replay(share_from, row_dir, task, len(events))
                 need_replay = replayed is None
+                if replayed is not None and row.oracle:
+                    from .oracle import gold_pairs, relabel
+
+                    relabel(db, task.id, gold_pairs(task.asks))
             if need_replay and row.arm:
                 raise EvalError(f"arm {row.name!r} answers from the overlay row's finished replay of {task.id}, "
                                 "and there is none (its questions must all come after the last event)")

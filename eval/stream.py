@@ -74,7 +74,8 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
                         "(default: %(default)s)")
     p.add_argument("--arms", default="",
                    help="attribution arms answered from the overlay row's replay, comma-separated: labelled (the "
-                        "paper's labelled packet), control (length-matched host rows, no state)")
+                        "paper's labelled packet), control (length-matched host rows, no state), oracle (the "
+                        "overlay with gold states from the probes' cues: a diagnostic upper bound)")
     p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule, not the LLM Judge")
     p.add_argument("--embedder", default="minilm", help="embedder (default: %(default)s)")
     p.add_argument("--k", type=int, default=5, help="retrieval budget, both rows (default: %(default)s)")

@@ -32,7 +32,7 @@ def test_readme_example(tmp_path, minilm, qwen):
 
     before = overlay.answer("Where did I live before?")
     assert "leeds" in before.answer.lower(), before.trace.render()
-    assert before.trace.labels["r1"] == "historical memory"
+    assert before.trace.labels["r1"] == "past"  # resolved packet: "no longer true: replaced … by [2]"
     leeds = overlay.bank.get("user-1", "r1")
     assert leeds.status is Status.SUPERSEDED and leeds.linked(LinkType.SUPERSEDED_BY) == ["r2"]
 

@@ -369,5 +369,18 @@ def test_attribution_arms_answer_from_the_overlay_replay(stream_file, tmp_path):
 def test_arms_need_the_overlay_row(stream_file, tmp_path, capsys):
     assert run(stream_file, tmp_path / "r", "--overlay", "off", "--arms", "control") == 2
     assert "need the overlay row" in capsys.readouterr().err
-    assert run(stream_file, tmp_path / "r2", "--arms", "oracle") == 2
+    assert run(stream_file, tmp_path / "r2", "--arms", "psychic") == 2
     assert "unknown arm" in capsys.readouterr().err
+
+
+def test_oracle_arm_states_come_from_the_gold_cues(stream_file, tmp_path):
+    out = tmp_path / "run"
+    never = json.dumps({"reason": "x", "conflict_status": "no_conflict", "conflict_type": "none", "action": "none",
+                        "links": [], "clarification_needed": False})
+    comps, _ = make_comps()
+    comps.llm._route["audit a personal memory"] = lambda m: never  # the overlay's own bank learns nothing
+    assert run(stream_file, out, "--overlay", "on", "--arms", "oracle", comps=comps) == 0
+    res = json.loads((out / "results.json").read_text())
+    ov, orc = res["rows"]["host+overlay"], res["rows"]["oracle state"]
+    assert ov["bank"]["role"] == 0.0 and orc["bank"]["role"] == 1.0
+    assert orc["qa_acc"] == 1.0
