@@ -12,7 +12,8 @@ from typing import Callable, Iterable, Literal, Mapping, Sequence
 
 from .records import NEIGHBOUR, PREDECESSOR, SUCCESSOR, LinkType, Record, Status
 
-__all__ = ["Candidate", "build_pool", "prerank", "apply_selection", "top_k", "PrerankMode"]
+__all__ = ["Candidate", "PrerankMode", "ShapedRow", "apply_selection", "build_pool", "live_head", "prerank",
+           "shape_packet", "top_k"]
 
 Bucket = Literal["seed", "relation", "semantic"]
 PrerankMode = Literal["interleave", "bucket"]
@@ -30,7 +31,6 @@ class Candidate:
     bucket: Bucket
     source: str  # "host#3", "superseded_by<-r7", "coexists_with<-r2", ...
     seed_rank: int  # host rank of the seed this row hangs off (0-based)
-    host_score: float = 0.0
 
     @property
     def id(self) -> str:
@@ -90,8 +90,8 @@ def build_pool(
     follow_pred = view != "current"
     per_seed: list[tuple[list[Candidate], list[Candidate]]] = []
     semantic: list[Candidate] = []
-    for rank, (seed, score) in enumerate(seeds):
-        head = [Candidate(record=seed, bucket="seed", source=f"host#{rank + 1}", seed_rank=rank, host_score=score)]
+    for rank, (seed, _score) in enumerate(seeds):
+        head = [Candidate(record=seed, bucket="seed", source=f"host#{rank + 1}", seed_rank=rank)]
         rel: list[Candidate] = []
         if follow_succ and not seed.is_live:
             for rec, via in _chain(seed, SUCCESSOR, fetch):
@@ -153,9 +153,6 @@ def apply_selection(pi0: Sequence[str], selected: Sequence[str], k: int) -> list
 def top_k(order: Sequence[str], k: int) -> list[str]:
     return list(order[: max(k, 0)])
 
-
-def status_of(c: Candidate) -> Status:
-    return c.record.status
 
 
 # ------------------------------------------------------------ view-shaped packets
