@@ -495,8 +495,7 @@ class ATMAOverlay:
                 comp = self.llm.complete(msgs, max_tokens=cfg.qa_max_tokens, temperature=0.0, timeout=cfg.qa_timeout_s)
                 return comp, msgs, shown
             except LLMError as e:
-                msg = str(e).lower()
-                if not shown or not ("context" in msg or "exceed" in msg or "too long" in msg):
+                if not shown or e.kind != "context":
                     raise
                 log.warning("QA prompt over the model's context (%s); retrying with fewer rows", str(e)[:120])
                 shown = shown[: len(shown) // 2]

@@ -28,7 +28,24 @@ Message = Mapping[str, str]  # {"role": "system"|"user"|"assistant", "content": 
 
 
 class LLMError(RuntimeError):
-    """A backend could not produce a completion (load failure, HTTP error, timeout)."""
+    """A backend could not produce a completion (load failure, HTTP error, timeout).
+
+    ``kind`` says which, so callers never match message text: ``"timeout"`` (the call ran
+    past its limit), ``"context"`` (the request is longer than the model's context),
+    ``"error"`` (anything else). A backend that does not know says ``"error"``, except
+    that a message naming the context size is classified as ``"context"``.
+    """
+
+    KINDS = ("timeout", "context", "error")
+
+    def __init__(self, message: str = "", *, kind: str | None = None) -> None:
+        super().__init__(message)
+        if kind is None:
+            low = message.lower()
+            kind = "context" if ("context" in low and ("exceed" in low or "too long" in low or "size" in low)) else "error"
+        if kind not in self.KINDS:
+            raise ValueError(f"LLMError kind must be one of {self.KINDS}, got {kind!r}")
+        self.kind = kind
 
 
 @dataclass(frozen=True, kw_only=True)

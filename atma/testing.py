@@ -106,7 +106,7 @@ class ScriptedLLM:
     ) -> Completion:
         self.calls.append(Call(tuple(messages), max_tokens, temperature, json_schema))
         if self._latency and timeout is not None and self._latency > timeout:
-            raise LLMError(f"scripted LLM timed out after {timeout}s")
+            raise LLMError(f"scripted LLM timed out after {timeout}s", kind="timeout")
         if self._latency:
             _time.sleep(self._latency)
         system = next((m["content"] for m in messages if m["role"] == "system"), "")

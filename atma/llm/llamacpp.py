@@ -241,7 +241,7 @@ class LlamaCppLLM:
             chunks = fut.result(timeout=timeout)
         except TimeoutError:
             cancel.set()
-            raise LLMError(f"{self.name}: timed out after {timeout:g}s") from None
+            raise LLMError(f"{self.name}: timed out after {timeout:g}s", kind="timeout") from None
         except Exception as e:
             raise LLMError(f"{self.name}: request failed: {e}") from e
         except BaseException:  # e.g. KeyboardInterrupt: stop the generation too

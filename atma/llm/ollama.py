@@ -141,7 +141,7 @@ class OllamaLLM:
         try:
             resp = self._http.post(self.config.host + "/api/chat", json=body, timeout=limit)
         except httpx.TimeoutException:
-            raise LLMError(f"{self.name}: timed out after {limit:g}s") from None
+            raise LLMError(f"{self.name}: timed out after {limit:g}s", kind="timeout") from None
         except httpx.HTTPError as e:
             raise LLMError(f"{self.name}: {type(e).__name__}: {e}") from e
         if resp.status_code >= 400:
@@ -165,7 +165,7 @@ class OllamaLLM:
             raise LLMError(f"{self.name}: HTTP {getattr(e, 'status_code', '?')}: {_error_text(str(e.error))}") from e
         except Exception as e:  # httpx errors surface unwrapped through the client
             if "timeout" in type(e).__name__.lower():
-                raise LLMError(f"{self.name}: timed out after {limit:g}s") from None
+                raise LLMError(f"{self.name}: timed out after {limit:g}s", kind="timeout") from None
             raise LLMError(f"{self.name}: {type(e).__name__}: {e}") from e
         data = resp.model_dump() if hasattr(resp, "model_dump") else dict(resp)
         return data

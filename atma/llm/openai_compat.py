@@ -152,7 +152,7 @@ class OpenAICompatLLM:
         try:
             resp = client.post(self.url, json=body, timeout=limit)
         except httpx.TimeoutException:
-            raise LLMError(f"{self.name}: timed out after {limit:g}s") from None
+            raise LLMError(f"{self.name}: timed out after {limit:g}s", kind="timeout") from None
         except httpx.HTTPError as e:
             raise LLMError(f"{self.name}: {type(e).__name__}: {e}") from e
         latency = time.perf_counter() - t0

@@ -124,3 +124,9 @@ def test_config_rejects_typos():
         OverlayConfig(packet_mode="resolve")
     with pytest.raises(ValueError, match="packet_order"):
         OverlayConfig(packet_order="rank")
+
+
+def test_llm_error_kind():
+    assert LLMError("x: timed out after 3s", kind="timeout").kind == "timeout"
+    assert LLMError("request (4188 tokens) exceeds the available context size (4096 tokens)").kind == "context"
+    assert LLMError("HTTP 500: boom").kind == "error"
