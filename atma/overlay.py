@@ -64,10 +64,10 @@ class OverlayConfig:
     # "control": the length-matched control of the attribution arms: as many rows as the
     # resolved packet, taken from the host's own top hits, same prompt, no state at all.
     packet_mode: Literal["resolved", "labelled", "control"] = "resolved"
-    # "retrieval": rows reach the answer model in rank order (a resolved packet then leads
-    # with the asked-for state: the small reader leans on the first row).
-    # "time": oldest first (membership still decided by rank), as the builtin host shows them.
-    packet_order: Literal["retrieval", "time"] = "retrieval"
+    # "time": oldest first (membership still decided by rank), as the builtin host shows its
+    # rows, so a packet without state differs from the host's in nothing but its prompt.
+    # "retrieval": rank order, as the paper's serializer does.
+    packet_order: Literal["retrieval", "time"] = "time"
     prerank: Literal["interleave", "bucket"] = "interleave"  # "bucket": Eq. 10 literally
     # Re-ask once, without the wrong-state rows, when the answer names only a value of the
     # state the question did not ask for (resolved packets).
@@ -355,7 +355,8 @@ class ATMAOverlay:
             seed_recs = list({r.id: r for r, _ in seeds}.values())
             hop_order = (list(dict.fromkeys([*result.selected, *pi0])) if result.applied else pi0)
             hops = [by_id[i] for i in hop_order if i in by_id and by_id[i].bucket != "seed"]
-            shaped = shape_packet(seed_recs, prof.view, fetch, k, hops=hops, resolved_k=cfg.resolved_k)
+            shaped = shape_packet(seed_recs, prof.view, fetch, k, hops=hops, resolved_k=cfg.resolved_k,
+                                  relevant={r.id for r in seed_recs})
             packet = [row.record for row in shaped]
             sources = {row.record.id: row.source for row in shaped}
             if cfg.packet_mode == "control":  # same length, the host's own rows, no state
@@ -373,16 +374,19 @@ class ATMAOverlay:
             "controller": result.to_json(),
             "packet": tuple(final),
             "sources": sources,
+            "relevant": tuple(dict.fromkeys(r.id for r, _ in seeds)),
             "timings": {"retrieve_s": t_pool - t0, "controller_s": t_end - t_pool,
                         "controller_llm_s": result.latency_s},
             "view": prof.view,
         }
         return packet, part
 
-    def _chain_pairs(self, packet: Sequence[Record]) -> tuple[dict[str, Record], list[tuple[Record, Record]]]:
-        """Records one link away from the packet's rows (for state notes) and the
-        (earlier, later) pairs among them (for the answer check)."""
-        want = {t for r in packet for t in r.linked(*SUCCESSOR, *PREDECESSOR)}
+    def _chain_pairs(self, packet: Sequence[Record], relevant: Sequence[str]
+                     ) -> tuple[dict[str, Record], list[tuple[Record, Record]]]:
+        """Records one link away from the packet's rows that the host also found relevant
+        (for state notes), and the (earlier, later) pairs among them (for the answer check)."""
+        ok = set(relevant)
+        want = {t for r in packet for t in r.linked(*SUCCESSOR, *PREDECESSOR) if t in ok}
         shown = {r.id: r for r in packet}
         related = dict(self.bank.get_many(self.namespace, [t for t in want if t not in shown])) if want else {}
         every = {**related, **shown}
@@ -434,7 +438,7 @@ class ATMAOverlay:
         budget = self._prompt_budget()
         check: dict[str, Any] = {}
         if cfg.packet_mode in ("resolved", "control"):
-            related, pairs = self._chain_pairs(packet)
+            related, pairs = self._chain_pairs(packet, part["relevant"])
             rows_for = lambda recs: state_rows(self._shown_order(recs), related, with_time=cfg.with_time)  # noqa: E731
             build = lambda recs, hint="": resolved_messages(query, view, rows_for(recs), hint=hint)  # noqa: E731
         else:

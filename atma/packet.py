@@ -196,6 +196,7 @@ def shape_packet(
     *,
     hops: Sequence[Candidate] = (),
     resolved_k: int | None = None,
+    relevant: Iterable[str] | None = None,
 ) -> list[ShapedRow]:
     """The evidence packet shaped by the requested view, never worse than the host's own.
 
@@ -206,9 +207,16 @@ def shape_packet(
     put right before it, so the superseded state leads). Relation and semantic ``hops``
     only fill room that is left. ``resolved_k`` (adaptive k): when the first row already
     answers the view from a resolved chain, the packet is cut to that many rows.
+
+    ``relevant`` (default: every seed): the ids a substitution may bring in. A stale hit is
+    replaced by its live successor, and a replaced state is put before a live hit, only
+    when that other record is itself among the host's hits for the question: a chain whose
+    other end the host does not find relevant is more likely a wrong state decision than
+    an answer, and must not push out a hit the host got right.
     """
     rows: list[ShapedRow] = []
     present: set[str] = set()
+    ok = set(relevant) if relevant is not None else {r.id for r in seeds}
 
     def put(rec: Record, source: str) -> None:
         if rec.id not in present:
@@ -220,19 +228,19 @@ def shape_packet(
         src = f"host#{rank + 1}"
         if not past_first:
             head = None if seed.is_live else live_head(seed, fetch)
-            if head is not None:
+            if head is not None and head.id in ok:
                 put(head, f"successor<-{seed.id}")  # the stale hit itself is not shown
             else:
                 put(seed, src)
             continue
         if seed.is_live:
-            prev = _walk(seed, PREDECESSOR, fetch, 1)
-            for p in prev:
-                put(p, f"predecessor<-{seed.id}")
+            for p in _walk(seed, PREDECESSOR, fetch, 1):
+                if p.id in ok:
+                    put(p, f"predecessor<-{seed.id}")
         put(seed, src)
         if view == "transition" and not seed.is_live:
             head = live_head(seed, fetch)
-            if head is not None:
+            if head is not None and head.id in ok:
                 put(head, f"successor<-{seed.id}")
     if not past_first:  # a stale row whose live successor is shown is not a separate fact
         shown_live = {r.record.id for r in rows if r.record.is_live}

@@ -122,23 +122,25 @@ class StateRow:
 
 
 def state_rows(records: Sequence[Record], related: Mapping[str, Record], *, with_time: bool = True,
-               max_chars: int = 600) -> list[StateRow]:
+               max_chars: int = 600, render_text: Any = None) -> list[StateRow]:
     """The packet with a plain-language state note per row, each state said once.
 
-    ``related`` holds records the notes refer to but the packet may not show (the
-    successor that retired a row gives its date). A row that belongs to no chain gets
-    no note: its state is whatever its text says.
+    A note needs the other end of the row's chain: a record in the packet or in
+    ``related`` (the overlay passes the linked records the host also found relevant). A
+    row whose counterpart is neither gets no note: its state is whatever its text says,
+    as it would be for the host alone. ``render_text(record)`` may replace the row text
+    (time expressions resolved inline).
     """
     pos = {r.id: i for i, r in enumerate(records, 1)}
+    known = {**dict(related), **{r.id: r for r in records}}
     out = []
     for r in records:
-        succ = [related.get(t) or next((x for x in records if x.id == t), None) for t in r.linked(*_SUCCESSORS)]
-        succ = [s for s in succ if s is not None]
-        prev = r.linked(*_PREDECESSORS)
-        if r.status is Status.SUPERSEDED or (succ and not r.is_live):
-            later = succ[0] if succ else None
-            when = f" on {human_date(later.time)}" if later is not None and later.time else ""
-            ref = f" by [{pos[later.id]}]" if later is not None and later.id in pos else ""
+        succ = [known[t] for t in r.linked(*_SUCCESSORS) if t in known]
+        prev = [t for t in r.linked(*_PREDECESSORS) if t in known]
+        if not r.is_live and succ:
+            later = succ[0]
+            when = f" on {human_date(later.time)}" if later.time else ""
+            ref = f" by [{pos[later.id]}]" if later.id in pos else ""
             note, state = f"no longer true: replaced{when}{ref}", "past"
         elif r.status is Status.TRANSITION:
             note, state = "a change in progress", "changing"
@@ -147,7 +149,8 @@ def state_rows(records: Sequence[Record], related: Mapping[str, Record], *, with
             note, state = "true now" + (f"; it replaced {', '.join(shown)}" if shown else ""), "now"
         else:
             note, state = "", "plain"
-        text = r.text if len(r.text) <= max_chars else r.text[: max_chars - 1].rstrip() + "…"
+        body = render_text(r) if render_text is not None else r.text
+        text = body if len(body) <= max_chars else body[: max_chars - 1].rstrip() + "…"
         out.append(StateRow(id=r.id, text=text, date=human_date(r.time) if (with_time and r.time) else None,
                             speaker=r.speaker, note=note, state=state))
     return out

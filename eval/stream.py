@@ -67,8 +67,9 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gate", default="sentry",
                    help="pair gate: sentry (the shipped checkpoint), cosine, or a Sentry checkpoint folder")
     p.add_argument("--controller", choices=("off", "online", "shadow"), default="off")
-    p.add_argument("--packet-order", choices=("retrieval", "time"), default="retrieval",
-                   help="overlay packet rows in rank order (the paper's) or oldest first (default: %(default)s)")
+    p.add_argument("--packet-order", choices=("retrieval", "time"), default="time",
+                   help="overlay packet rows oldest first (as the builtin host shows them) or in rank order (the "
+                        "paper's) (default: %(default)s)")
     p.add_argument("--packet-mode", choices=("resolved", "labelled"), default="resolved",
                    help="overlay packet: view-shaped rows with plain state notes, or the paper's five labels "
                         "(default: %(default)s)")
@@ -123,8 +124,7 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
         cfg["shared_host"] = True
     if row.overlay:
         cfg.update({"gate": args.gate, "controller": args.controller, "audit_judge": not args.no_audit_judge})
-        if args.packet_order != "retrieval":  # absent by default, so older run dirs still resume
-            cfg["packet_order"] = args.packet_order
+        cfg["packet_order"] = args.packet_order
         cfg["packet_mode"] = row.packet_mode or getattr(args, "packet_mode", "resolved")
     return cfg
 

@@ -23,7 +23,7 @@ def first_row(messages):
     """A reader that follows state and dates, whatever the row order. Labelled overlay
     prompt: for "now" the newest row labelled current memory, for "before" the oldest row
     labelled historical memory. Resolved overlay prompt ('[1] (date) who: text [note]'):
-    the first row whose note fits the view, else the first row. Host plain prompt: its
+    the oldest row noted "no longer true" / the newest noted "true now", else the first row. Host plain prompt: its
     first row."""
     user = messages[-1]["content"]
     past = "past state" in user or "earlier state" in user
@@ -32,9 +32,9 @@ def first_row(messages):
     if found:
         return (min(found) if past else max(found))[1]
     note = "no longer true" if past else "true now"
-    m = re.search(rf"^\[\d+\] \([^)]*\) (?:[^:\n]+: )?(.*) \[{note}[^\]]*\]$", user, re.M)
-    if m:
-        return m.group(1)
+    rows = re.findall(rf"^\[\d+\] \([^)]*\) (?:[^:\n]+: )?(.*) \[{note}[^\]]*\]$", user, re.M)
+    if rows:  # rows are oldest first: the oldest past state, the newest present one
+        return rows[0] if past else rows[-1]
     m = re.search(r"^(?:1\. \[[^\]]*\]|\[1\] \([^)]*\)) (?:[^:\n]+: )?(.*?)(?: \[[^\]]*\])?$", user, re.M)
     return m.group(1) if m else "I don't know"
 
@@ -323,11 +323,11 @@ def test_host_row_maps_derived_hits_to_their_source_events(stream_file, tmp_path
 def test_packet_order_is_part_of_the_overlay_row_config(stream_file, tmp_path, capsys):
     out = tmp_path / "run"
     assert run(stream_file, out, "--overlay", "on", "--max-probes", "1") == 0
-    assert "packet_order" not in json.loads((out / "overlay" / "config.json").read_text())  # default: unchanged
-    assert run(stream_file, out, "--overlay", "on", "--packet-order", "time") == 2  # not the run it holds
+    assert json.loads((out / "overlay" / "config.json").read_text())["packet_order"] == "time"  # the default
+    assert run(stream_file, out, "--overlay", "on", "--packet-order", "retrieval") == 2  # not the run it holds
     assert "packet_order" in capsys.readouterr().err
-    assert run(stream_file, tmp_path / "t", "--overlay", "on", "--packet-order", "time", "--max-probes", "1") == 0
-    assert json.loads((tmp_path / "t" / "overlay" / "config.json").read_text())["packet_order"] == "time"
+    assert run(stream_file, tmp_path / "t", "--overlay", "on", "--packet-order", "retrieval", "--max-probes", "1") == 0
+    assert json.loads((tmp_path / "t" / "overlay" / "config.json").read_text())["packet_order"] == "retrieval"
 
 
 def test_audit_reach_counts_update_cues_and_their_old_state():

@@ -215,7 +215,7 @@ def test_host_neighbours_become_semantic_hops():
 
 
 def test_packet_order_rank_by_default_time_on_request():
-    ov, llm, _ = make(config=OverlayConfig(packet_mode="labelled"))
+    ov, llm, _ = make(config=OverlayConfig(packet_mode="labelled", packet_order="retrieval"))
     story(ov)
     t = ov.answer("Where do I live now?").trace
     assert t.packet[0] == "r2"  # rank order: the live successor first

@@ -38,8 +38,11 @@ def fetcher(*recs):
 
 def test_current_view_shows_the_live_successor_in_the_stale_hits_place():
     old, new, other = chain()
-    rows = shape_packet([old, other], "current", fetcher(old, new, other), 5)
+    rows = shape_packet([old, other], "current", fetcher(old, new, other), 5, relevant={"r1", "r2", "r3"})
     assert [r.record.id for r in rows] == ["r2", "r3"] and rows[0].source == "successor<-r1"
+    # a successor the host did not find relevant: likely a wrong state decision; the hit stays
+    rows = shape_packet([old, other], "current", fetcher(old, new, other), 5)
+    assert [r.record.id for r in rows] == ["r1", "r3"]
     # both states retrieved: the stale one is not a separate fact
     rows = shape_packet([old, other, new], "current", fetcher(old, new, other), 5)
     assert [r.record.id for r in rows] == ["r2", "r3"]
@@ -47,10 +50,12 @@ def test_current_view_shows_the_live_successor_in_the_stale_hits_place():
 
 def test_historical_view_leads_with_the_replaced_state_and_keeps_host_hits():
     old, new, other = chain()
-    rows = shape_packet([new, other], "historical", fetcher(old, new, other), 5)
+    rel = {"r1", "r2", "r3"}
+    rows = shape_packet([new, other], "historical", fetcher(old, new, other), 5, relevant=rel)
     assert [r.record.id for r in rows] == ["r1", "r2", "r3"]
+    assert [r.record.id for r in shape_packet([new, other], "historical", fetcher(old, new, other), 5)] == ["r2", "r3"]
     # k=2: the asked-for state pushes the lowest host hit out, never a host hit of its own state
-    rows = shape_packet([new, other], "historical", fetcher(old, new, other), 2)
+    rows = shape_packet([new, other], "historical", fetcher(old, new, other), 2, relevant=rel)
     assert [r.record.id for r in rows] == ["r1", "r2"]
 
 
@@ -62,7 +67,7 @@ def test_hops_only_fill_room_and_adaptive_k():
     hop = Candidate(record=extra, bucket="semantic", source="neighbour<-r3", seed_rank=0)
     assert [r.record.id for r in shape_packet([other], "neutral", fetcher(other, extra), 1, hops=[hop])] == ["r3"]
     assert [r.record.id for r in shape_packet([other], "neutral", fetcher(other, extra), 3, hops=[hop])] == ["r3", "r4"]
-    rows = shape_packet([old, other], "current", fetcher(old, new, other), 5, resolved_k=1)
+    rows = shape_packet([old, other], "current", fetcher(old, new, other), 5, resolved_k=1, relevant={"r1", "r2"})
     assert [r.record.id for r in rows] == ["r2"]
 
 
@@ -75,6 +80,8 @@ def test_state_notes_are_plain_and_said_once():
     assert rows[0].note == "no longer true: replaced on 2 June 2024 by [2]" and rows[0].state == "past"
     assert rows[1].note == "true now; it replaced [1]" and rows[2].note == ""
     assert state_rows([old], {"r2": new})[0].note == "no longer true: replaced on 2 June 2024"
+    # the other end of the chain unknown (not relevant to the question): no note at all
+    assert state_rows([old], {})[0].note == "" and state_rows([new], {})[0].state == "plain"
 
 
 def make(qa, **cfg):
