@@ -318,9 +318,17 @@ def _easter(y: int) -> date:
     return date(y, month, day)
 
 
+def _nth_weekday(y: int, month: int, wd: int, n: int) -> date:
+    """The n-th weekday ``wd`` of a month (n = -1: the last one)."""
+    if n < 0:
+        last = _month_end(y, month)
+        return last - timedelta(days=(last.weekday() - wd) % 7)
+    first = date(y, month, 1)
+    return first + timedelta(days=(wd - first.weekday()) % 7 + 7 * (n - 1))
+
+
 def _thanksgiving(y: int) -> date:
-    first = date(y, 11, 1)
-    return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+    return _nth_weekday(y, 11, 3, 4)
 
 
 _HOLIDAYS: dict[str, Callable[[int], date]] = {
@@ -339,6 +347,16 @@ _HOLIDAYS: dict[str, Callable[[int], date]] = {
     "easter": _easter,
     "easter sunday": _easter,
     "independence day": lambda y: date(y, 7, 4),
+    "labor day": lambda y: _nth_weekday(y, 9, 0, 1),
+    "labour day": lambda y: _nth_weekday(y, 9, 0, 1),
+    "memorial day": lambda y: _nth_weekday(y, 5, 0, -1),
+    "mother's day": lambda y: _nth_weekday(y, 5, 6, 2),
+    "mothers day": lambda y: _nth_weekday(y, 5, 6, 2),
+    "father's day": lambda y: _nth_weekday(y, 6, 6, 3),
+    "fathers day": lambda y: _nth_weekday(y, 6, 6, 3),
+    "boxing day": lambda y: date(y, 12, 26),
+    "st patrick's day": lambda y: date(y, 3, 17),
+    "st. patrick's day": lambda y: date(y, 3, 17),
     "the fourth of july": lambda y: date(y, 7, 4),
     "fourth of july": lambda y: date(y, 7, 4),
 }
@@ -363,7 +381,7 @@ _WD = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SEASON = r"(?:spring|summer|autumn|fall|winter)"
 _YEAR = r"(?:19\d\d|20\d\d)"
 _DAYNUM = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
-_HOLIDAY = r"(?:christmas eve|christmas day|christmas|xmas|new year'?s eve|new year'?s day|halloween|valentine'?s day|thanksgiving|easter sunday|easter|independence day|(?:the )?fourth of july)"
+_HOLIDAY = r"(?:christmas eve|christmas day|christmas|xmas|new year'?s eve|new year'?s day|halloween|valentine'?s day|thanksgiving|easter sunday|easter|independence day|(?:the )?fourth of july|labou?r day|memorial day|mother'?s day|father'?s day|boxing day|st\.? patrick'?s day)"
 _PART = r"(?:\s+(?:morning|afternoon|evening|night))?"
 
 # An absolute date: "9 June 2023", "9th of June, 2023", "June 9, 2023", "June 9th", "2023-06-09".
@@ -379,7 +397,7 @@ def _rx(p: str) -> re.Pattern[str]:
 # Each rule: (name, pattern). Patterns are anchored on word boundaries; the longest match wins.
 _RULES: list[tuple[str, re.Pattern[str]]] = [
     # "the Sunday before 9 June 2023", "two weekends before 17 July 2023", "the week of 23 August 2023"
-    ("anchored", _rx(rf"\b(?:the\s+)?(?P<n>{_NUM}\s+)?(?P<unit>day|week|weekend|month|{_WD})s?\s+(?P<rel>before|after|of|prior to)\s+{_ABS}\b")),
+    ("anchored", _rx(rf"\b(?:the\s+)?(?P<n>{_NUM}\s+)?(?P<unit>day|week|weekend|month|{_WD})s?\s+(?P<rel>before|after|of|prior to)\s+(?:{_ABS}|(?P<hol>{_HOLIDAY})(?:\s+(?P<hy>{_YEAR}))?)\b")),
     ("day_before_yesterday", _rx(r"\bthe\s+day\s+(?P<rel>before\s+yesterday|after\s+tomorrow)\b")),
     ("deictic", _rx(rf"\b(?P<w>yesterday|tomorrow|today|tonight|last\s+night){_PART}\b")),
     ("this_part", _rx(r"\bthis\s+(?:morning|afternoon|evening)\b")),
@@ -405,7 +423,7 @@ _FUTURE = _rx(r"\b(will|won't|shall|'ll|going\s+to|gonna|plan(?:s|ning|ned)?\s+(
               r"about\s+to|expect(?:ing)?\s+to|scheduled|booked|excited\s+(?:to|for|about)|next)\b")
 _PROGRESSIVE = _rx(r"\b(?:i'm|we're|i am|we are|she's|he's|they're|is|are)\s+(?:going|heading|flying|leaving|visiting|traveling|travelling|moving|starting|hosting|throwing|attending|getting|having|taking|doing|running|seeing)\b")
 # "The festival is in late June": a present-tense statement about a dated thing is a plan.
-_COPULA = _rx(r"\b(?:is|are|'s|'re|am|'m)\b")
+_COPULA = _rx(r"\b(?:is|are|'s|'re|am|'m|turns|starts|begins|opens|ends|arrives|comes|leaves|graduates|retires)\b")
 _PAST = _rx(r"\b(was|were|did|had|went|got|ago|last|yesterday|saw|made|took|came|felt|told|said|met|ran|began|bought|found|gave|left|\w+ed)\b")
 
 
@@ -491,10 +509,15 @@ def _resolve(name: str, m: re.Match[str], text: str, said: date) -> _Hit | None:
     fut = lambda: _future_context(text, (a, b))  # noqa: E731
 
     if name == "anchored":
-        got = _abs_date(m, said, fut())
-        if got is None:
-            return None
-        x = got[0]
+        if g.get("hol"):
+            x = _holiday_date(g["hol"], g.get("hy"), said, fut())
+            if x is None:
+                return None
+        else:
+            got = _abs_date(m, said, fut())
+            if got is None:
+                return None
+            x = got[0]
         unit, rel, n = g["unit"], " ".join(g["rel"].split()), _num(g["n"])
         if g["n"] and g["n"].strip() in _VAGUE:
             return None
@@ -606,20 +629,8 @@ def _resolve(name: str, m: re.Match[str], text: str, said: date) -> _Hit | None:
         return _Hit(m.start() + len(g["prep"]) + 1, b, s, e, "season")
 
     if name == "holiday":
-        h = " ".join(g["h"].split())
-        fn = _HOLIDAYS.get(h) or _HOLIDAYS.get(h.replace("the ", ""))
-        if fn is None:
-            return None
-        if g.get("y"):
-            d = fn(int(g["y"]))
-        else:
-            d = fn(said.year)
-            if fut():
-                if d < said:
-                    d = fn(said.year + 1)
-            elif d > said:
-                d = fn(said.year - 1)
-        return _Hit(m.start("h"), b, d, d, "day")
+        d = _holiday_date(g["h"], g.get("y"), said, fut())
+        return None if d is None else _Hit(m.start("h"), b, d, d, "day")
 
     if name == "year":
         y = int(g["y"])
@@ -637,6 +648,23 @@ def _resolve(name: str, m: re.Match[str], text: str, said: date) -> _Hit | None:
             d = s + timedelta(days=wd)
         return _Hit(a, b, d, d, "day", weekday=True)
     return None
+
+
+def _holiday_date(name: str, year: str | None, said: date, future: bool) -> date | None:
+    """A holiday's date: in the year written, else the latest one (the next one when
+    the sentence is about the future)."""
+    h = " ".join(name.lower().split())
+    fn = _HOLIDAYS.get(h) or _HOLIDAYS.get(h.replace("the ", ""))
+    if fn is None:
+        return None
+    if year:
+        return fn(int(year))
+    d = fn(said.year)
+    if future and d < said:
+        return fn(said.year + 1)
+    if not future and d > said:
+        return fn(said.year - 1)
+    return d
 
 
 def _weekend_recent(said: date) -> tuple[date, date]:
