@@ -411,14 +411,14 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
     ("month_year", _rx(rf"\b(?:(?P<pos>early|mid|late|the\s+end\s+of|the\s+beginning\s+of|the\s+start\s+of)[-\s]+)?(?P<m>{_MON})\s+(?:of\s+)?(?P<y>{_YEAR})\b")),
     ("season_year", _rx(rf"\b(?:the\s+)?(?P<s>{_SEASON})\s+(?:of\s+)?(?P<y>{_YEAR})\b")),
     ("prep_month", _rx(rf"\b(?P<prep>in|during|since|until|till|by|from|before|after|through|early|mid|late)[-\s]+(?P<m>{_MON_FULL}|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b(?!\s+(?:\d|of\s+\d))")),
-    ("prep_season", _rx(rf"\b(?P<prep>in|during|over|since|until|till|by|from|before|after|through|all|for)\s+(?:the\s+)?(?P<s>{_SEASON})\b(?!\s+(?:of\s+)?\d)")),
+    ("prep_season", _rx(rf"\b(?P<prep>in|during|over|since|until|till|from|before|after|through|all|for)\s+(?:the\s+)?(?P<s>{_SEASON})\b(?!\s+(?:of\s+)?\d)")),
     ("holiday", _rx(rf"\b(?:(?P<prep>on|at|for|over|since|until|by|before|after|around)\s+)?(?P<h>{_HOLIDAY})(?:\s+(?P<y>{_YEAR}))?\b")),
     ("year", _rx(rf"\b(?P<prep>in|since|from|until|till|by|during|around|circa|before|after|of|back\s+in|year)\s+(?P<y>{_YEAR})\b(?![-/]\d)")),
     ("weekday", _rx(rf"\b(?:(?P<on>on|this|that)\s+)?(?P<wd>{_WD}){_PART}\b")),
 ]
 
 _RELATION = _rx(r"\b(since|until|till|by|before|after|from|prior\s+to)\s+(?:the\s+)?$")
-_FUTURE = _rx(r"\b(will|won't|shall|'ll|going\s+to|gonna|plan(?:s|ning|ned)?\s+(?:to|on)|hope\s+to|hoping\s+to|want\s+to|"
+_FUTURE = _rx(r"\b(will|won't|shall|'ll|going\s+to|gonna|wanna|let's|plans?|planning|planned\s+(?:to|on)|hope\s+to|hoping\s+to|want\s+to|"
               r"looking\s+forward|can't\s+wait|cannot\s+wait|upcoming|coming\s+up|intend|would\s+like\s+to|"
               r"about\s+to|expect(?:ing)?\s+to|scheduled|booked|excited\s+(?:to|for|about)|next)\b")
 _PROGRESSIVE = _rx(r"\b(?:i'm|we're|i am|we are|she's|he's|they're|is|are)\s+(?:going|heading|flying|leaving|visiting|traveling|travelling|moving|starting|hosting|throwing|attending|getting|having|taking|doing|running|seeing)\b")
