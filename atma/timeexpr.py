@@ -433,18 +433,29 @@ _FUTURE = _rx(r"\b(will|won't|shall|'ll|going\s+to|gonna|wanna|let's|plans?|plan
 _PROGRESSIVE = _rx(r"\b(?:i'm|we're|i am|we are|she's|he's|they're|is|are)\s+(?:going|heading|flying|leaving|visiting|traveling|travelling|moving|starting|hosting|throwing|attending|getting|having|taking|doing|running|seeing)\b")
 # "The festival is in late June": a present-tense statement about a dated thing is a plan.
 _COPULA = _rx(r"\b(?:is|are|'s|'re|am|'m|turns|starts|begins|opens|ends|arrives|comes|leaves|graduates|retires)\b")
+_PARTICIPLE = _rx(r"\b(?:gets?|getting|is|are|be|been|being|'s|'re|am|'m)\s+\w+ed\b")
 _PAST = _rx(r"\b(was|were|did|had|went|got|ago|last|yesterday|saw|made|took|came|felt|told|said|met|ran|began|bought|found|gave|left|\w+ed)\b")
+
+
+def _sentence(text: str, span: tuple[int, int]) -> str:
+    """The sentence around ``span``, without the span itself."""
+    a = max(text.rfind(c, 0, span[0]) for c in ".!?;") + 1
+    ends = [i for i in (text.find(c, span[1]) for c in ".!?;") if i >= 0]
+    b = min(ends) if ends else len(text)
+    return text[a:span[0]] + " " + text[span[1]:b]
 
 
 def _future_context(text: str, span: tuple[int, int]) -> bool:
     """Whether the sentence around ``span`` speaks of the future (plans, will, going to)."""
-    a = max(text.rfind(c, 0, span[0]) for c in ".!?;") + 1
-    ends = [i for i in (text.find(c, span[1]) for c in ".!?;") if i >= 0]
-    b = min(ends) if ends else len(text)
-    sentence = text[a:span[0]] + " " + text[span[1]:b]
+    sentence = _sentence(text, span)
     if _FUTURE.search(sentence):
         return True
-    return bool(_PROGRESSIVE.search(sentence) or _COPULA.search(sentence)) and not _PAST.search(sentence)
+    return bool(_PROGRESSIVE.search(sentence) or _COPULA.search(sentence)) and not _past_cue(sentence)
+
+
+def _past_cue(sentence: str) -> bool:
+    """A past-tense verb in the sentence; "gets married", "is booked" are not past."""
+    return bool(_PAST.search(_PARTICIPLE.sub(" ", sentence)))
 
 
 def _num(s: str | None) -> int:
@@ -566,6 +577,8 @@ def _resolve(name: str, m: re.Match[str], text: str, said: date) -> _Hit | None:
         unit = g["unit"]
         raw = " ".join(g["n"].split())
         sign = -1 if name == "in_n" or g.get("dir", "").startswith(("from", "later")) else 1
+        if name == "in_n" and not fut() and _past_cue(_sentence(text, (a, b))):
+            return None  # "I read it in two days": a duration, not a date
         if name == "ago" and g["dir"] == "later":
             return None  # "two days later": relative to another event, not to the statement
         if raw in _VAGUE:
@@ -756,10 +769,8 @@ def _modified(a: int, b: int, mod: str, unit: str, said: date, text: str) -> _Hi
             cur = [r for r in ranges if r[0] <= said <= r[1]]
             if cur:
                 s, e = cur[0]
-            else:
-                s, e = _season_range(season, said.year if season != "winter" or said.month == 12 else said.year)
-                if season == "winter" and said.month in (1, 2):
-                    s, e = _season_range(season, said.year - 1)
+            else:  # "this winter" said in May: the one starting in December of this year
+                s, e = _season_range(season, said.year)
         return _Hit(a, b, s, e, "season")
     if unit in _MONTH_NUM:
         month = _MONTH_NUM[unit]
