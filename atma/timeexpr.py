@@ -25,7 +25,14 @@ How to call::
     event_time("I painted that last year!", said).label      # '2022'
     human_date(said)                                         # '8 May 2023'
     meta = {**meta, "time": annotations_json(text, said)}    # JSON-able, for Record.meta
-    # later, without re-parsing:  render_annotated(text, meta["time"])
+    # later, without re-parsing:  render_annotated(text, meta["time"]); event_range(meta["time"])
+
+Where the overlay would call it: on write, ``annotations_json(text, time)`` into
+``Record.meta["time"]`` (the Judge can read ``["event"]["label"]`` next to the statement
+date); in the packet/QA rendering, ``human_date(record.time)`` for the row date and
+``render_annotated(record.text, record.meta.get("time"))`` (or ``render_resolved`` for
+records written before annotations existed); for "when did ..." questions,
+``event_range(record.meta.get("time"))`` orders rows by when the event happened.
 
 Resolution conventions (the expression set ``tests/data/time_expressions.tsv`` is
 written with them): a week "before"/"ago" is the 7 days ending the day before the
@@ -72,6 +79,7 @@ __all__ = [
     "find_times",
     "human_date",
     "human_range",
+    "event_range",
     "render_annotated",
     "render_resolved",
 ]
@@ -244,6 +252,15 @@ def annotations_json(text: str, said_at: datetime | date | None, *, mode: Mode =
     d = _as_date(said_at)
     return {"v": ANNOTATION_VERSION, "said_at": d.isoformat(), "said": human_date(d),
             "event": ev.to_json() if ev else None, "expressions": [t.to_json() for t in found]}
+
+
+def event_range(annotation: Mapping[str, Any] | None) -> tuple[date, date] | None:
+    """The event's (start, end) dates from a stored :func:`annotations_json` dict, else
+    None (a sort key for "when did ..." packets: ``event_range(meta.get("time")) or said``)."""
+    ev = (annotation or {}).get("event")
+    if not ev:
+        return None
+    return date.fromisoformat(ev["start"]), date.fromisoformat(ev["end"])
 
 
 # ----------------------------------------------------------------------------- calendar helpers

@@ -8,7 +8,7 @@ from datetime import date, datetime
 
 import pytest
 
-from atma.timeexpr import (TimeExpr, annotations_json, event_time, find_times, human_date, human_range,
+from atma.timeexpr import (TimeExpr, annotations_json, event_range, event_time, find_times, human_date, human_range,
                            render_annotated, render_resolved)
 from eval.timeexpr_eval import DEFAULT_FILE, load_gold, score
 
@@ -124,6 +124,8 @@ def test_annotation_is_plain_json_and_renders_without_reparsing() -> None:
     assert render_annotated(text, None) == text
     assert TimeExpr.from_json(ann["expressions"][1]) == find_times(text, SAID, mode="rules")[1]
     assert annotations_json(text, None)["expressions"] == []
+    assert event_range(ann) == (date(2023, 5, 7), date(2023, 5, 7))
+    assert event_range(annotations_json("No time here.", SAID)) is None and event_range(None) is None
 
 
 def test_time_expr_is_frozen() -> None:
