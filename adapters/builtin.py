@@ -152,12 +152,15 @@ def plain_qa_messages(query: str, evidence: Sequence[HostHit]) -> list[dict[str,
     lines = []
     for n, (_, hit) in enumerate(indexed, 1):
         who = f"{hit.speaker}: " if hit.speaker else ""
-        lines.append(f"[{n}] ({human_date(hit.time)}) {who}{render_resolved(hit.text, hit.time)}")
+        said = f"said {human_date(hit.time)}" if hit.time else "undated"
+        lines.append(f"[{n}] ({said}) {who}{render_resolved(hit.text, hit.time)}")
     rows = "\n".join(lines) if lines else "(no memories found)"
     system = (
         "You answer questions about a person's past conversations using only the "
-        "memories listed. Each memory starts with the date it was said; a time it "
-        "mentions is followed by that time's date in parentheses. Answer concisely, in a few words. "
+        "memories listed. Each memory starts with the date it was said. When a memory "
+        "mentions a time (\"yesterday\", \"last year\"), the date that time refers to follows "
+        "in parentheses: a question about when something happened is answered with that "
+        "date, not with the date the memory was said. Answer concisely, in a few words. "
         "If the memories do not contain the answer, say you don't know."
     )
     user = f"Memories:\n{rows}\n\nQuestion: {query}\nAnswer:"
