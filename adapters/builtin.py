@@ -143,7 +143,11 @@ def plain_qa_messages(query: str, evidence: Sequence[HostHit]) -> list[dict[str,
     row names is resolved inline against the row's own date ("I went there yesterday
     (7 May 2023)", :func:`atma.timeexpr.render_resolved`): a small reader copies the
     date it is shown, so an ISO stamp and an unresolved "yesterday" made it answer the
-    day the memory was said (LoCoMo conv-26 temporal F1 0.033).
+    day the memory was said. LoCoMo conv-26, 37 temporal questions, host alone, packaged
+    1.5B (``python -m eval.locomo --samples conv-26 --categories temporal --overlay off``):
+    official F1 0.047 with ISO dates, 0.594 with this prompt (0.605 with the same rows but
+    no "said"/"answer with the date in parentheses" wording, which answered the said date
+    more often: 12 vs 18 of 37 answers name the gold time, counted by hand).
     """
     from atma.timeexpr import human_date, render_resolved
 
