@@ -362,11 +362,24 @@ def test_plain_qa_messages_dated_oldest_first_without_labels() -> None:
     assert msgs == plain_qa_messages("Where does Dana live now?", ev)  # pure
     assert [m["role"] for m in msgs] == ["system", "user"]
     user = msgs[1]["content"]
-    assert user.index("(2023-06-01 09:30) Dana: I live in Leeds") < user.index("(2024-03-01) Dana: I moved to Bristol")
+    assert user.index("(said 1 June 2023) Dana: I live in Leeds") < user.index("(said 1 March 2024) Dana: I moved to Bristol")
+    assert "2023-06-01" not in user and "2024-03-01" not in user  # dates as people write them
     assert user.index("I moved to Bristol") < user.index("(undated) No date on this one")
     assert "Question: Where does Dana live now?" in user
     assert "current memory" not in user and "historical" not in user
     assert "(no memories found)" in plain_qa_messages("q", [])[1]["content"]
+
+
+def test_plain_qa_messages_resolve_relative_times_inline() -> None:
+    ev = [HostHit(host_id="h1", text="I went to a support group yesterday.", time=datetime(2023, 5, 8, 13, 56),
+                  speaker="Caroline"),
+          HostHit(host_id="h2", text="I painted that lake sunrise last year!", time=datetime(2023, 5, 8, 14, 0),
+                  speaker="Melanie"),
+          HostHit(host_id="h3", text="See you yesterday", speaker="Sam")]
+    user = plain_qa_messages("When did Caroline go to the support group?", ev)[1]["content"]
+    assert "(said 8 May 2023) Caroline: I went to a support group yesterday (7 May 2023)." in user
+    assert "Melanie: I painted that lake sunrise last year (2022)!" in user
+    assert "(undated) Sam: See you yesterday\n" in user + "\n"  # nothing to resolve against
 
 
 def test_answer_uses_the_answer_model_greedily() -> None:
