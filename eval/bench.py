@@ -120,7 +120,7 @@ def bench_sentry(args: argparse.Namespace) -> dict[str, Any]:
 
 def _ltp_events(units: int, fillers: int) -> tuple[list[Any], list[Any]]:
     """Events (cues of the first ``units`` units + ``fillers`` turns, time order) and those units' probes."""
-    from eval.ltp_run import DEFAULT_FILE
+    from eval.ltp_eval import DEFAULT_FILE
     from eval.stream_format import load_stream
 
     sc = load_stream(DEFAULT_FILE)[0]
