@@ -12,6 +12,7 @@ import pytest
 
 from eval import sentry_ltp
 from training import sentry_data as sd
+from training import sentry_slot_tables as T
 
 REPO = Path(__file__).resolve().parents[2]
 LTP_DIR = REPO / "data" / "ltp"
@@ -78,7 +79,7 @@ def test_conflicts_cover_real_update_phrasing_families(data):
     restatements, negations and scoped exceptions are all present, and consistent
     interactions that mention the current value are too."""
     styles = Counter((i["kind"], i["style"]) for i in data.interactions)
-    for kind, fams in sd._STYLES_CONFLICT.items():
+    for kind, fams in T.STYLES_CONFLICT.items():
         for fam in fams:
             assert styles[(kind, fam)] >= 25, (kind, fam, styles)
     facts = data.facts_by_id()
@@ -203,3 +204,12 @@ def test_no_ltp_cue_or_question_in_training_data(data):
     strings = sentry_ltp.ltp_surface_strings(LTP_DIR)
     assert strings, "LTP files present but no cue text or probe question could be read"
     assert sentry_ltp.ltp_overlap(data.texts(), strings) == []
+
+
+def test_slot_tables_are_data_only():
+    # wording is format strings (one per relationship status), never code in the rows
+    for row in T.SLOTS:
+        for wording in (row.first, row.third, row.neg, row.short, row.suggest, row.past):
+            assert isinstance(wording, str) or (
+                isinstance(wording, dict) and all(isinstance(x, str) for x in wording.values())), row.key
+    assert all(isinstance(m, str) for m in T.MENTIONS.values())
