@@ -47,7 +47,9 @@ class _ScenarioMeta(_Strict):
     license: str
 
 
-class _ProbeMeta(_Strict):
+class _UnitFacts(_Strict):
+    """What a unit row and its probes' meta both state about the unit."""
+
     unit_id: str
     profile_id: str
     source_conversation: str
@@ -56,28 +58,21 @@ class _ProbeMeta(_Strict):
     category: str
     topic: str
     update_type: str
+    old_value: str
+    current_value: str
+
+
+class _ProbeMeta(_UnitFacts):
     probe_type: str
     target_state: str
     target_cue_id: str
     other_cue_id: str
-    old_value: str
-    current_value: str
 
 
 Pair = list[str]  # [cue1/old, cue2/current] or [historical, current]
 
 
-class _Unit(_Strict):
-    unit_id: str
-    profile_id: str
-    source_conversation: str
-    speaker: str
-    slot: str
-    category: str
-    topic: str
-    update_type: str
-    old_value: str
-    current_value: str
+class _Unit(_UnitFacts):
     old_aliases: list[str]
     current_aliases: list[str]
     cue_ids: Pair = Field(min_length=2, max_length=2)
