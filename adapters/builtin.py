@@ -53,7 +53,7 @@ import numpy as np
 
 from atma.protocols import LLM, Embedder, HostHit
 
-__all__ = ["BuiltinHost", "plain_qa_messages", "fts_query"]
+__all__ = ["BuiltinHost", "plain_qa_messages", "fts_query", "prompt_fingerprint"]
 
 log = logging.getLogger(__name__)
 
@@ -169,6 +169,12 @@ def plain_qa_messages(query: str, evidence: Sequence[HostHit]) -> list[dict[str,
     )
     user = f"Memories:\n{rows}\n\nQuestion: {query}\nAnswer:"
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def prompt_fingerprint() -> str:
+    """All text of the plain QA prompt (system text and user-message template; the prompt has no
+    version constant). Run manifests hash it (eval.stream)."""
+    return "\n".join(m["content"] for m in plain_qa_messages("{query}", []))
 
 
 def _sort_time(t: datetime | None) -> float:

@@ -27,6 +27,7 @@ __all__ = [
     "ControllerResult",
     "controller_messages",
     "parse_controller",
+    "prompt_fingerprint",
 ]
 
 CONTROLLER_PROMPT_VERSION = "controller-v1"
@@ -110,6 +111,11 @@ CONTROLLER_SCHEMA: dict[str, Any] = {
 }
 
 _SYSTEM = """You are a retrieve controller for a state-aware memory system. You never answer the question and never use outside knowledge. You only choose, from the candidate memories you are shown, the ones that best support the state the query asks for: the current state for questions about now, the old state for questions about the past, both sides for questions about a change. Each candidate has a status: active (current value), superseded (an old value that was replaced), transition (a change in progress), unknown. Select at most max_selected candidates by candidate_id, best first, and output only JSON in the required schema."""
+_OUTPUT_SCHEMA = ("query_mode, confidence, fallback_recommended, selected[{candidate_id, rank, role, state_fit, "
+                  "scope_fit, change_fit, noise_risk, reason}], packing_hints{transition_evidence, contrast_pairs, "
+                  "weak_hops}")
+_INSTRUCTIONS = ("Pick the candidates whose state matches the query view. Prefer active rows for current questions "
+                 "and superseded rows for questions about the past. Keep reasons under 10 words.")
 
 
 def shortlist(pool: Sequence[Candidate], cfg: ControllerConfig) -> list[tuple[str, Candidate]]:
@@ -141,10 +147,16 @@ def controller_messages(query: str, prof: QueryProfile, pool: Sequence[Candidate
         "max_selected": min(k, cfg.max_selected),
         "query_profile": prof.to_json(),
         "candidates": rows,
-        "output_schema": "query_mode, confidence, fallback_recommended, selected[{candidate_id, rank, role, state_fit, scope_fit, change_fit, noise_risk, reason}], packing_hints{transition_evidence, contrast_pairs, weak_hops}",
-        "instructions": "Pick the candidates whose state matches the query view. Prefer active rows for current questions and superseded rows for questions about the past. Keep reasons under 10 words.",
+        "output_schema": _OUTPUT_SCHEMA,
+        "instructions": _INSTRUCTIONS,
     }
     return [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": json.dumps(user, ensure_ascii=False)}]
+
+
+def prompt_fingerprint() -> str:
+    """All fixed text of the controller prompt: version, system text, the output schema line and
+    the instructions. Run manifests hash it (eval.stream)."""
+    return "\n".join([CONTROLLER_PROMPT_VERSION, _SYSTEM, _OUTPUT_SCHEMA, _INSTRUCTIONS])
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from .protocols import Message
 from .records import LinkType, Record, Status
 
 __all__ = ["LABELS", "Label", "LabelledRow", "label_for", "qa_messages", "serialize", "QA_PROMPT_VERSION",
-           "RESOLVED_PROMPT_VERSION", "StateRow", "human_date", "render_state_row", "resolved_messages", "state_rows"]
+           "RESOLVED_PROMPT_VERSION", "StateRow", "human_date", "prompt_fingerprint", "render_state_row",
+           "resolved_messages", "state_rows"]
 
 QA_PROMPT_VERSION = "qa-v3"
 
@@ -186,3 +187,13 @@ def resolved_messages(query: str, view: str, rows: Sequence[StateRow], *, hint: 
         lines.append(extra)
     lines += [f"Question: {query}", "Answer:"]
     return [{"role": "system", "content": _RESOLVED_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def prompt_fingerprint() -> str:
+    """All text of both QA prompts (labelled and resolved): version constants, system texts,
+    view hints and the user-message templates. Run manifests hash it (eval.stream)."""
+    return "\n".join([
+        QA_PROMPT_VERSION, _SYSTEM, repr(_VIEW_HINT), qa_messages("{query}", "neutral", [])[1]["content"],
+        RESOLVED_PROMPT_VERSION, _RESOLVED_SYSTEM, repr(_RESOLVED_VIEW),
+        resolved_messages("{query}", "neutral", [])[1]["content"],
+    ])

@@ -6,9 +6,10 @@
     python -m eval.bench sentry [--gate sentry|cosine|both] [--records N] [--candidates K]
                                 [--threads T] [--json FILE]
 
-``sentry``: records encoded per second (backbone + heads, batched), single-record encode
-latency, and pairs scored per second on cached feature rows (``route``: one new row
-against K candidates, the overlay's write path), with p50/p99 per call.
+``sentry``: records encoded per second (backbone + heads, batched; the texts of the shipped
+checkpoint's training data, ``--texts``), single-record encode latency, and pairs scored
+per second on cached feature rows (``route``: one new row against K candidates, the
+overlay's write path), with p50/p99 per call.
 ``answer``: p50/p95 latency of ``overlay.answer`` on a small replayed bank (LTP profile 0:
 the cues of U units plus F conversation turns, in time order), split into LLM time (QA +
 controller) and non-LLM time (profiling, host search, hops, pre-rank, serialisation).
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+
+SENTRY_TEXTS = Path(__file__).resolve().parent.parent / "checkpoints" / "sentry" / "data" / "sentry_data.json"
 
 
 def _percentiles_ms(samples: Sequence[float]) -> dict[str, float]:
@@ -80,15 +83,21 @@ def _bench_gate(gate, texts: list[str], *, candidates: int, calls: int, single: 
     }
 
 
+def _training_texts(path: Path) -> list[str]:
+    """Every text of a Sentry training data file written by ``python -m training.sentry``
+    (``sentry_data.json``: profile facts first, then interactions)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [f["text"] for p in data["profiles"] for f in p["facts"]] + [i["text"] for i in data["interactions"]]
+
+
 def bench_sentry(args: argparse.Namespace) -> dict[str, Any]:
     """Encode and route throughput of the Sentry gate and/or the cosine baseline on CPU."""
     import torch
 
     from atma.sentry import CosineGate, load_sentry
-    from training.sentry_data import generate
 
     torch.set_num_threads(args.threads)
-    texts = generate(args.seed).texts()[: args.records]
+    texts = _training_texts(Path(args.texts))[: args.records]
     result: dict[str, Any] = {
         "benchmark": "sentry", "device": args.device, "threads": args.threads,
         "torch": torch.__version__, "cpu": platform.processor() or platform.machine(),
@@ -120,7 +129,7 @@ def bench_sentry(args: argparse.Namespace) -> dict[str, Any]:
 
 def _ltp_events(units: int, fillers: int) -> tuple[list[Any], list[Any]]:
     """Events (cues of the first ``units`` units + ``fillers`` turns, time order) and those units' probes."""
-    from eval.ltp_run import DEFAULT_FILE
+    from eval.ltp_eval import DEFAULT_FILE
     from eval.stream_format import load_stream
 
     sc = load_stream(DEFAULT_FILE)[0]
@@ -223,7 +232,9 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--single", type=int, default=50, help="single-record encodes to time")
     p.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     p.add_argument("--device", default="cpu")
-    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--texts", default=str(SENTRY_TEXTS),
+                   help="records to encode: a Sentry training data file (default: the shipped checkpoint's)")
+    p.add_argument("--seed", type=int, default=13, help="seed of the sampled route calls")
     p.add_argument("--json", default=None, help="write the result here")
     p.set_defaults(func=bench_sentry)
     from atma.llm.spec import DEFAULT_LLM

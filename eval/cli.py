@@ -1,7 +1,7 @@
 """``atma eval ...``: the benchmark entry points.
 
     atma eval stream FILE --out DIR [...]     stream file (eval.stream)
-    atma eval ltp --out DIR [--profiles 0]    the shipped LTP reconstruction (eval.ltp_run)
+    atma eval ltp --out DIR [--profiles 0]    the shipped LTP reconstruction (eval.ltp_eval)
     atma eval locomo --out DIR [--samples …]  LoCoMo (eval.locomo)
 
 Each also runs as ``python -m eval.<module>``; ``atma eval <cmd> -h`` lists the options.
@@ -15,7 +15,7 @@ from typing import Sequence
 
 __all__ = ["main"]
 
-_COMMANDS = {"stream": "eval.stream", "ltp": "eval.ltp_run", "locomo": "eval.locomo"}
+_COMMANDS = {"stream": "eval.stream", "ltp": "eval.ltp_eval", "locomo": "eval.locomo"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -46,6 +46,7 @@ __all__ = [
     "normalize",
     "parse_judge",
     "parse_judge_reply",
+    "prompt_fingerprint",
     "resolve_with_judge",
 ]
 
@@ -252,6 +253,13 @@ def judge_prompt(question: str, answer: str, gold: Sequence[str], alternates: Se
         "Grade the response."
     )
     return [{"role": "system", "content": _JUDGE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def prompt_fingerprint() -> str:
+    """All text of the answer judge's prompt: version, system text and the user-message
+    template. Run manifests hash it (eval.stream)."""
+    user = judge_prompt("{question}", "{answer}", ["{gold}"], ["{alternates}"])[1]["content"]
+    return "\n".join([JUDGE_PROMPT_VERSION, _JUDGE_SYSTEM, user])
 
 
 @dataclass(frozen=True, kw_only=True)

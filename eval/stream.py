@@ -180,18 +180,18 @@ def _sha(text: str) -> str:
 
 
 def prompt_hashes() -> dict[str, str]:
-    """sha256 of each prompt's version constant and system text (and the Judge's examples)."""
-    from adapters.builtin import plain_qa_messages
+    """sha256 of each prompt's fingerprint (its version constant and all its text)."""
+    from adapters import builtin
     from atma import controller, judge, serializer
 
     from . import grading
 
     return {
         "audit_judge": _sha(judge.JUDGE_PROMPT_VERSION + getattr(judge, "_SYSTEM", "") + repr(getattr(judge, "_EXAMPLES", ""))),
-        "qa": _sha(serializer.QA_PROMPT_VERSION + getattr(serializer, "_SYSTEM", "") + repr(getattr(serializer, "_VIEW_HINT", ""))),
-        "controller": _sha(controller.CONTROLLER_PROMPT_VERSION + getattr(controller, "_SYSTEM", "")),
-        "host_plain_qa": _sha(plain_qa_messages("", [])[0]["content"]),
-        "answer_judge": _sha(grading.JUDGE_PROMPT_VERSION + getattr(grading, "_JUDGE_SYSTEM", "")),
+        "qa": _sha(serializer.prompt_fingerprint()),
+        "controller": _sha(controller.prompt_fingerprint()),
+        "host_plain_qa": _sha(builtin.prompt_fingerprint()),
+        "answer_judge": _sha(grading.prompt_fingerprint()),
     }
 
 

@@ -32,7 +32,9 @@ from pydantic import (
 
 from .grading import normalize
 
-__all__ = ["Event", "Probe", "Scenario", "StreamFormatError", "View", "dump_stream", "load_stream"]
+__all__ = [
+    "Event", "Probe", "Scenario", "StreamFormatError", "View", "dump_stream", "error_lines", "load_stream",
+]
 
 View = Literal["current", "historical", "transition", "neutral"]
 
@@ -162,13 +164,20 @@ def _describe(err: Mapping[str, Any]) -> str:
     return f"{msg[:1].lower()}{msg[1:]}, got {_short(err.get('input'))}"
 
 
+def error_lines(exc: ValidationError) -> list[str]:
+    """Each problem of a validation error as ``field.path: problem`` (one line each)."""
+    out = []
+    for err in exc.errors(include_url=False):
+        path = _loc(tuple(err["loc"]))
+        out.append(" ".join(f"{path + ': ' if path else ''}{_describe(err)}".split()))
+    return out
+
+
 def _one_line(where: str, exc: ValidationError) -> str:
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    path = _loc(tuple(first["loc"]))
-    text = f"{where}: {path + ': ' if path else ''}{_describe(first)}"
-    if len(errors) > 1:
-        text += f" (+{len(errors) - 1} more)"
+    lines = error_lines(exc)
+    text = f"{where}: {lines[0]}"
+    if len(lines) > 1:
+        text += f" (+{len(lines) - 1} more)"
     return " ".join(text.split())
 
 

@@ -2,7 +2,7 @@
 
     python -m training.sentry data  --out DIR             # write the synthetic data + manifest
     python -m training.sentry train [--epochs N] [--backbone B] [--device cpu|cuda] [--out DIR]
-    python -m training.sentry eval  [--checkpoint DIR] [--ltp data/ltp] [--json FILE]
+    python -m training.sentry eval  [--checkpoint DIR] [--json FILE]   # held-out synthetic split
 
 Training: each interaction gives its same-slot pair and ``--n-negatives`` (default 3; the
 paper samples 1) other-slot negatives of its profile;
@@ -15,7 +15,8 @@ so an epoch is a few hundred small matrix products.
 After training, Eq. 4 thresholds are recalibrated on the *validation* split (highest F1
 with recall >= the target) and so is the cosine baseline's threshold; the paper's
 thresholds are reported beside them. A card (``card.json`` + ``card.md``) records data hash,
-metrics, thresholds, timings and hardware.
+metrics, thresholds, timings and hardware. Training never reads evaluation data: the
+checkpoint's routing on the LTP reconstruction is ``python -m eval.sentry_ltp``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ logger = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "checkpoints" / "sentry"
 DEFAULT_CACHE = REPO / "runs" / "sentry_cache"
-DEFAULT_LTP = REPO / "data" / "ltp"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,45 +209,6 @@ def score_with_gate(gate, rows: dict[str, np.ndarray], ep: EvalPairs):
 def features_for(gate, texts: Sequence[str]) -> dict[str, np.ndarray]:
     uniq = sorted(set(texts))
     return dict(zip(uniq, gate.features(uniq)))
-
-
-# --------------------------------------------------------------------------- LTP pairs
-def ltp_eval_pairs(ltp_dir: Path, *, cosine_rows: dict[str, np.ndarray] | None = None,
-                   k: int = 10) -> list[EvalPairs]:
-    """Pairs from the LTP reconstruction: for each unit, cue2 (the new record) against its own
-    cue1 (needs audit) and other units' cue1s of the same profile (other slots).
-    ``ltp_all``: every other-slot cue1 of the profile; ``ltp_top{k}``: the k-1 other-slot
-    cue1s closest by backbone cosine plus the true cue1 (a host-like candidate set)."""
-    units = sd.load_ltp_units(ltp_dir)
-    if not units:
-        return []
-    by_profile: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for u in units:
-        by_profile[u["profile_id"]].append(u)
-    all_pairs: list[tuple[str, str, bool, str]] = []
-    top_pairs: list[tuple[str, str, bool, str]] = []
-    for prof_units in by_profile.values():
-        for u in prof_units:
-            kind = str(u.get("update_type") or "ltp_update")
-            negs = [o["cue1"] for o in prof_units if o["unit_id"] != u["unit_id"]]
-            all_pairs.append((u["cue2"], u["cue1"], True, kind))
-            all_pairs += [(u["cue2"], n, False, "other_slot") for n in negs]
-            if cosine_rows is not None:
-                sims = np.array([cosine_rows[n] @ cosine_rows[u["cue2"]] for n in negs])
-                near = [negs[i] for i in np.argsort(-sims)[: k - 1]]
-                top_pairs.append((u["cue2"], u["cue1"], True, kind))
-                top_pairs += [(u["cue2"], n, False, "other_slot") for n in near]
-
-    def mk(name, ps, desc):
-        return EvalPairs(name, [p[0] for p in ps], [p[1] for p in ps],
-                         np.array([p[2] for p in ps], dtype=bool), [p[3] for p in ps], desc)
-
-    out = [mk("ltp_all", all_pairs, "each unit's cue2 vs its cue1 and every other unit's cue1 "
-              "in the same profile")]
-    if top_pairs:
-        out.append(mk(f"ltp_top{k}", top_pairs, f"each unit's cue2 vs its cue1 and the {k - 1} "
-                      "other-slot cue1s of the profile nearest by backbone cosine"))
-    return out
 
 
 # --------------------------------------------------------------------------- training
@@ -527,7 +488,8 @@ def write_card(out: Path, card: dict[str, Any]) -> None:
         format_table(card["metrics"]),
         "```",
         "",
-        "Reproduce: `python -m training.sentry train` then `python -m training.sentry eval`.",
+        "Reproduce: `python -m training.sentry train` then `python -m training.sentry eval`; "
+        "LTP pairs: `python -m eval.sentry_ltp` (eval_ltp.json).",
     ]
     if card.get("notes"):
         md += ["", "Notes:", ""] + [f"- {n}" for n in card["notes"]]
@@ -538,14 +500,28 @@ def write_card(out: Path, card: dict[str, Any]) -> None:
     (out / "card.md").write_text("\n".join(md) + "\n")
 
 
-def run_eval(checkpoint: str | None, ltp_dir: Path, json_out: Path | None, *, device: str = "cpu"
-             ) -> dict[str, Any]:
-    """Held-out test split + LTP pairs with the checkpoint's thresholds; print and write JSON."""
-    from atma.sentry import CosineGate, SentryGate, load_encoder
+@dataclass(frozen=True)
+class EvalGates:
+    """A checkpoint's Sentry gate (its thresholds) and the cosine baseline it is compared with,
+    plus the card and the regenerated synthetic data and split the card describes."""
+
+    gate: Any
+    cosine: Any
+    thresholds: dict[str, float]
+    checkpoint_dir: Path
+    card: dict[str, Any]
+    data: sd.SentryData
+    split: dict[str, list[str]]
+
+
+def load_eval_gates(checkpoint: str | None, *, device: str = "cpu") -> EvalGates:
+    """Load ``checkpoint`` (default: the shipped one) as a gate with its stored thresholds, and
+    the cosine gate over the packaged backbone (threshold recalibrated on the validation split
+    when the Sentry's backbone was tuned). Checks the regenerated data against the card."""
+    from atma.sentry import CosineGate, SentryGate, default_checkpoint_dir, load_encoder
 
     encoder, thresholds, meta = load_encoder(checkpoint, device=device)
     ckpt_dir = Path(checkpoint) if checkpoint else None
-    from atma.sentry import default_checkpoint_dir
     ckpt_dir = ckpt_dir if ckpt_dir and ckpt_dir.is_dir() else (
         ckpt_dir.parent if ckpt_dir else default_checkpoint_dir())
     card = json.loads((ckpt_dir / "card.json").read_text()) if (ckpt_dir / "card.json").is_file() else {}
@@ -554,10 +530,6 @@ def run_eval(checkpoint: str | None, ltp_dir: Path, json_out: Path | None, *, de
     data, split = prepare(cfg)
     if card and sd.dataset_sha256(data) != card["data"]["sha256"]:
         raise RuntimeError("regenerated data does not match the card's sha256")
-    sets = [pairs_from_examples("test_profile", sd.build_pairs(data, split["test"], negatives="profile"),
-                                "held-out interactions vs every fact of their profile"),
-            pairs_from_examples("test_sampled", sd.build_pairs(data, split["test"]),
-                                "held-out interactions vs same-slot fact + one sampled negative")]
     gate = SentryGate(encoder, thresholds=thresholds)
     cos = CosineGate(encoder.config.backbone if encoder.config.backbone_finetuned else encoder.backbone,
                      threshold=meta.get("cosine_threshold", 0.5))
@@ -566,29 +538,32 @@ def run_eval(checkpoint: str | None, ltp_dir: Path, json_out: Path | None, *, de
         ca, _ = score_with_gate(cos, features_for(cos, val.new_texts + val.old_texts), val)
         cos = cos.with_threshold(calibrate_cosine(ca, val.needs_audit,
                                                   target=card.get("config", {}).get("recall_target", 0.98)))
+    return EvalGates(gate=gate, cosine=cos, thresholds=asdict(thresholds), checkpoint_dir=ckpt_dir,
+                     card=card, data=data, split=split)
+
+
+def run_eval(checkpoint: str | None, json_out: Path | None, *, device: str = "cpu") -> dict[str, Any]:
+    """Held-out test split with the checkpoint's thresholds; print and write JSON."""
+    g = load_eval_gates(checkpoint, device=device)
+    sets = [pairs_from_examples("test_profile", sd.build_pairs(g.data, g.split["test"], negatives="profile"),
+                                "held-out interactions vs every fact of their profile"),
+            pairs_from_examples("test_sampled", sd.build_pairs(g.data, g.split["test"]),
+                                "held-out interactions vs same-slot fact + one sampled negative")]
     texts = [t for ep in sets for t in ep.new_texts + ep.old_texts]
-    units = sd.load_ltp_units(ltp_dir)
-    ltp_texts = [t for u in units for t in (u["cue1"], u["cue2"])]
-    c_rows = features_for(cos, texts + ltp_texts)
-    sets += ltp_eval_pairs(ltp_dir, cosine_rows=c_rows)
-    s_rows = features_for(gate, texts + ltp_texts)
-    metrics = evaluate_sets(sets, s_rows, c_rows, gate, cos)
+    c_rows, s_rows = features_for(g.cosine, texts), features_for(g.gate, texts)
+    metrics = evaluate_sets(sets, s_rows, c_rows, g.gate, g.cosine)
     result = {
-        "checkpoint": str(ckpt_dir), "cache_key": gate.cache_key,
-        "thresholds": asdict(thresholds), "cosine_threshold": cos.threshold,
-        "data_sha256": sd.dataset_sha256(data),
-        "ltp": {"dir": str(ltp_dir), "units": len(units),
-                "note": "" if units else "no data/ltp/units.jsonl: LTP pairs not evaluated"},
+        "checkpoint": str(g.checkpoint_dir), "cache_key": g.gate.cache_key,
+        "thresholds": g.thresholds, "cosine_threshold": g.cosine.threshold,
+        "data_sha256": sd.dataset_sha256(g.data),
         "metrics": metrics,
     }
     print(format_table(metrics))
-    if not units:
-        print(f"(no LTP units under {ltp_dir}; LTP pairs skipped)")
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-        if card and json_out.resolve() == (ckpt_dir / "eval.json").resolve():
-            write_card(ckpt_dir, card)
+        if g.card and json_out.resolve() == (g.checkpoint_dir / "eval.json").resolve():
+            write_card(g.checkpoint_dir, g.card)
     return result
 
 
@@ -612,9 +587,8 @@ def make_parser() -> argparse.ArgumentParser:
     p_data.add_argument("--seed", type=int, default=13)
     p_train = sub.add_parser("train", help="train the heads (Eq. 6) and write checkpoint + card")
     _add_config_flags(p_train)
-    p_eval = sub.add_parser("eval", help="held-out and LTP routing metrics, Sentry vs cosine")
+    p_eval = sub.add_parser("eval", help="held-out routing metrics, Sentry vs cosine (LTP: python -m eval.sentry_ltp)")
     p_eval.add_argument("--checkpoint", default=None, help="checkpoint dir or file (default: shipped)")
-    p_eval.add_argument("--ltp", default=str(DEFAULT_LTP), help="LTP reconstruction directory")
     p_eval.add_argument("--json", default=None,
                         help="where to write the result JSON (default: <checkpoint dir>/eval.json)")
     p_eval.add_argument("--device", default="cpu")
@@ -639,7 +613,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from atma.sentry import default_checkpoint_dir
         base = Path(args.checkpoint) if args.checkpoint else default_checkpoint_dir()
         json_out = Path(args.json) if args.json else (base if base.is_dir() else base.parent) / "eval.json"
-        run_eval(args.checkpoint, Path(args.ltp), json_out, device=args.device)
+        run_eval(args.checkpoint, json_out, device=args.device)
         return 0
     return 2
 

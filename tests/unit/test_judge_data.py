@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from atma.judge import _CHANGE, _NEGATION, parse_verdict
+from eval import sentry_ltp
 from training import judge_data as jd
-from training import sentry_data as sd
 
 REPO = Path(__file__).resolve().parents[2]
 LTP_DIR = REPO / "data" / "ltp"
@@ -77,7 +76,7 @@ def test_item_messages_are_the_overlay_prompt(data):
 def test_no_ltp_cue_or_question_in_judge_data(data):
     if not any(LTP_DIR.glob("*.jsonl")):
         pytest.skip(f"no LTP reconstruction at {LTP_DIR}")
-    strings = sd.ltp_surface_strings(LTP_DIR)
+    strings = sentry_ltp.ltp_surface_strings(LTP_DIR)
     assert strings
     texts = [t for s in data.values() for i in s for t in (i["old_text"], i["new_text"], i["target"])]
-    assert sd.ltp_overlap(SimpleNamespace(texts=lambda: texts), strings) == []
+    assert sentry_ltp.ltp_overlap(texts, strings) == []

@@ -8,17 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from eval import ltp
-from eval import ltp_slots as S
+from eval import ltp, ltp_build, ltp_release, ltp_validate
+from eval import ltp_slot_tables as S
+from eval.locomo_data import default_locomo_path
 
-DATA = ltp.DEFAULT_OUT
-LOCOMO = ltp.default_locomo_path()
+DATA = ltp_release.DEFAULT_OUT
+LOCOMO = default_locomo_path()
 needs_locomo = pytest.mark.skipif(not LOCOMO.is_file(), reason=f"LoCoMo file not found at {LOCOMO}")
 
 
 @pytest.fixture(scope="module")
 def shipped():
-    return ltp.load(DATA)
+    return ltp_release.load(DATA)
 
 
 def _copy(x):
@@ -38,20 +39,20 @@ def _tags(errs: list[str]) -> set[str]:
 
 def test_shipped_files_validate(shipped):
     scenarios, units = shipped
-    assert ltp.validate(scenarios, units) == []
-    assert ltp.check_manifest(DATA) == []
+    assert ltp_validate.validate(scenarios, units) == []
+    assert ltp_release.check_manifest(DATA) == []
 
 
 def test_shipped_counts_and_skew(shipped):
     scenarios, units = shipped
-    st = ltp.stats(scenarios, units)
+    st = ltp_release.stats(scenarios, units)
     assert (st["profiles"], st["units"], st["cue_events"], st["probes"]) == (10, 400, 800, 800)
     assert st["probes_by_view"] == {"current": 400, "historical": 400}
     assert st["units_by_update_type"] == {"explicit_negation": 50, "scope_mismatch": 200,
                                           "temporal_update": 20, "value_discrepancy": 130}
     assert set(st["units_by_category"]) == set(S.CATEGORIES)
     man = json.loads((DATA / "manifest.json").read_text())
-    assert man["source"]["sha256"] == ltp.LOCOMO_SHA256
+    assert man["source"]["sha256"] == ltp_build.LOCOMO_SHA256
     assert man["license"] == "CC BY-NC 4.0" and "Maharana" in man["attribution"]
     assert man["name"] == "LTP reconstruction"
     assert man["counts"] == st
@@ -59,13 +60,13 @@ def test_shipped_counts_and_skew(shipped):
 
 def test_units_file_matches_stream(shipped):
     scenarios, units = shipped
-    assert ltp.units_from_scenarios(scenarios) == units
+    assert ltp_build.units_from_scenarios(scenarios) == units
 
 
 def test_shipped_stream_loads_with_stream_format():
     from eval import stream_format
 
-    scs = stream_format.load_stream(DATA / ltp.SCENARIOS_FILE)
+    scs = stream_format.load_stream(DATA / ltp_release.SCENARIOS_FILE)
     assert len(scs) == 10 and sum(len(s.probes) for s in scs) == 800
 
 
@@ -104,11 +105,11 @@ def test_hf_dataset_card_loads():
 
 @needs_locomo
 def test_build_is_deterministic_and_matches_shipped(tmp_path):
-    s1, u1 = ltp.build_all(0, LOCOMO)  # same seed -> same bytes as the shipped build (another process)
+    s1, u1 = ltp_build.build_all(0, LOCOMO)  # same seed -> same bytes as the shipped build (another process)
     man = json.loads((DATA / "manifest.json").read_text())
-    assert hashlib.sha256(ltp._jsonl(s1)).hexdigest() == man["files"][ltp.SCENARIOS_FILE]["sha256"]
-    assert hashlib.sha256(ltp._jsonl(u1)).hexdigest() == man["files"][ltp.UNITS_FILE]["sha256"]
-    assert ltp.units_from_scenarios(s1) == u1
+    assert hashlib.sha256(ltp_release.jsonl_bytes(s1)).hexdigest() == man["files"][ltp_release.SCENARIOS_FILE]["sha256"]
+    assert hashlib.sha256(ltp_release.jsonl_bytes(u1)).hexdigest() == man["files"][ltp_release.UNITS_FILE]["sha256"]
+    assert ltp_build.units_from_scenarios(s1) == u1
 
 
 @needs_locomo
@@ -131,13 +132,13 @@ def test_cli_missing_locomo(tmp_path, capsys):
 
 def test_env_overrides_locomo_path(monkeypatch, tmp_path):
     monkeypatch.setenv("ATMA_LOCOMO", str(tmp_path / "x.json"))
-    assert ltp.default_locomo_path() == tmp_path / "x.json"
+    assert default_locomo_path() == tmp_path / "x.json"
 
 
 @needs_locomo
 def test_failed_build_writes_nothing(tmp_path, monkeypatch, capsys, data):
     monkeypatch.setattr(ltp, "build_all", lambda seed, path: data)
-    monkeypatch.setitem(ltp.VALIDATORS, "always", lambda s, u: ["[always] broken on purpose"])
+    monkeypatch.setitem(ltp_validate.VALIDATORS, "always", lambda s, u: ["broken on purpose"])
     out = tmp_path / "ltp"
     assert ltp.main(["build", "--locomo", str(LOCOMO), "--out", str(out)]) == 1
     assert "[always] broken on purpose" in capsys.readouterr().err
@@ -149,57 +150,57 @@ def test_failed_build_writes_nothing(tmp_path, monkeypatch, capsys, data):
 def test_all_validators_are_covered():
     tested = {"schema", "profiles", "ids", "coverage", "probes_per_unit", "gold", "timing", "labels",
               "leakage", "totals"}
-    assert set(ltp.VALIDATORS) == tested
+    assert set(ltp_validate.VALIDATORS) == tested
 
 
 def test_validator_schema(data):
     s, u = data
     del s[0]["events"][5]["text"]
     s[1]["probes"][0]["view"] = "sideways"
-    assert "schema" in _tags(ltp.validate(s, u))
+    assert "schema" in _tags(ltp_validate.validate(s, u))
 
 
 def test_validator_profiles(data):
     s, u = data
     s[3]["meta"]["source_conversation"] = s[2]["meta"]["source_conversation"]
-    errs = ltp.VALIDATORS["profiles"](s, u)
+    errs = ltp_validate.VALIDATORS["profiles"](s, u)
     assert any("bound to 2 profiles" in e for e in errs)
     s2, u2 = _copy(data)
     s2.pop()
-    assert "profiles" in _tags(ltp.validate(s2, u2))
+    assert "profiles" in _tags(ltp_validate.validate(s2, u2))
 
 
 def test_validator_ids(data):
     s, u = data
     s[0]["probes"][1]["id"] = s[0]["probes"][0]["id"]
-    assert any("occurs 2 times" in e for e in ltp.VALIDATORS["ids"](s, u))
+    assert any("occurs 2 times" in e for e in ltp_validate.VALIDATORS["ids"](s, u))
 
 
 def test_validator_coverage(data):
     s, u = data
     u[0]["update_type"] = "temporal_update" if u[0]["category"] != "job" else "scope_mismatch"
-    assert "coverage" in _tags(ltp.validate(s, u))
+    assert "coverage" in _tags(ltp_validate.validate(s, u))
     s2, u2 = _copy(data)
     for x in u2:
         if x["profile_id"] == "profile001" and x["category"] == "pets":
             x["category"], x["slot"] = "relationship", "relationship.mentor2"
-    assert any("categories missing" in e for e in ltp.VALIDATORS["coverage"](s2, u2))
+    assert any("categories missing" in e for e in ltp_validate.VALIDATORS["coverage"](s2, u2))
 
 
 def test_validator_probes_per_unit(data):
     s, u = data
     s[0]["probes"].pop(7)
-    assert "probes_per_unit" in _tags(ltp.validate(s, u))
+    assert "probes_per_unit" in _tags(ltp_validate.validate(s, u))
 
 
 def test_validator_gold(data):
     s, u = data
     p = s[0]["probes"][0]
     p["gold"], p["alternates"] = p["alternates"], p["gold"]
-    assert "gold" in _tags(ltp.validate(s, u))
+    assert "gold" in _tags(ltp_validate.validate(s, u))
     s2, u2 = _copy(data)
     s2[0]["probes"][2]["alternates"] = s2[0]["probes"][2]["alternates"] + [s2[0]["probes"][2]["gold"][0].upper()]
-    assert any("overlap" in e for e in ltp.VALIDATORS["gold"](s2, u2))
+    assert any("overlap" in e for e in ltp_validate.VALIDATORS["gold"](s2, u2))
 
 
 def _cue_index(sc, cid):
@@ -214,7 +215,7 @@ def test_validator_timing_swapped_cues(data):
     ev = sc["events"]
     ev[i1]["id"], ev[i2]["id"] = ev[i2]["id"], ev[i1]["id"]  # cue2 now sits before cue1
     ev[i1]["text"], ev[i2]["text"] = ev[i2]["text"], ev[i1]["text"]
-    errs = ltp.VALIDATORS["timing"](s, u)
+    errs = ltp_validate.VALIDATORS["timing"](s, u)
     assert any("is not before cue2" in e for e in errs)
     assert any("outside" in e for e in errs)
 
@@ -224,56 +225,75 @@ def test_validator_timing_time_order(data):
     sc = s[0]
     i = _cue_index(sc, u[0]["cue_ids"][0])
     sc["events"][i]["time"] = sc["events"][i - 1]["time"]  # not strictly between neighbours
-    assert any("strictly between" in e for e in ltp.VALIDATORS["timing"](s, u))
+    assert any("strictly between" in e for e in ltp_validate.VALIDATORS["timing"](s, u))
     s[1]["probes"][0]["time"] = s[1]["events"][0]["time"]
-    assert any("not after the last event" in e for e in ltp.validate(s, u))
+    assert any("not after the last event" in e for e in ltp_validate.validate(s, u))
 
 
 def test_validator_labels(data):
     s, u = data
     s[0]["probes"][0]["meta"]["target_state"] = "current"
-    assert "labels" in _tags(ltp.validate(s, u))
+    assert "labels" in _tags(ltp_validate.validate(s, u))
     s2, u2 = _copy(data)
     s2[0]["probes"][1]["meta"]["target_cue_id"] = s2[0]["probes"][1]["meta"]["other_cue_id"]
-    assert "labels" in _tags(ltp.validate(s2, u2))
+    assert "labels" in _tags(ltp_validate.validate(s2, u2))
 
 
 def test_validator_leakage(data):
     s, u = data
     p = s[0]["probes"][0]
     p["question"] = p["question"].rstrip("?") + f" ({p['gold'][0].upper()})?"
-    assert "leakage" in _tags(ltp.validate(s, u))
+    assert "leakage" in _tags(ltp_validate.validate(s, u))
     s2, u2 = _copy(data)
     q = s2[0]["probes"][1]
     q["question"] = q["question"] + " Not " + q["alternates"][0] + "."
-    assert any("alternate" in e for e in ltp.VALIDATORS["leakage"](s2, u2))
+    assert any("alternate" in e for e in ltp_validate.VALIDATORS["leakage"](s2, u2))
 
 
 def test_validator_totals(data):
     s, u = data
     u.pop()
-    assert "totals" in _tags(ltp.validate(s, u))
+    assert "totals" in _tags(ltp_validate.validate(s, u))
 
 
 def test_validators_report_not_crash_on_garbage(data):
     s, u = data
     s[0]["probes"][0]["meta"] = None
-    errs = ltp.validate(s, u)
+    errs = ltp_validate.validate(s, u)
     assert errs and all(e.startswith("[") for e in errs)
+
+
+def test_validator_bug_propagates(data, monkeypatch):
+    # a validator returns problems; an exception inside one is a bug and must not become a message
+    def broken(event):
+        raise RuntimeError("bug in a validator")
+
+    monkeypatch.setattr(ltp_validate, "is_cue", broken)
+    with pytest.raises(RuntimeError, match="bug in a validator"):
+        ltp_validate.validate(*data)
+
+
+def test_malformed_unit_rows_are_schema_problems(data):
+    s, u = data
+    del u[0]["slot"]
+    u[1]["old_aliases"] = None
+    errs = ltp_validate.validate(s, u)
+    assert _tags(errs) == {"schema"}
+    assert any(u[0]["unit_id"] in e and "slot" in e for e in errs)
 
 
 # --------------------------------------------------------------------------- helpers
 
 def test_alias_clash_rules():
-    assert ltp.aliases_clash(["7"], ["7.5"])  # a word-boundary matcher sees 7 in 7.5
-    assert ltp.aliases_clash(["volleyball"], ["beach volleyball"])
-    assert ltp.aliases_clash(["500"], ["8,500"])
-    assert not ltp.aliases_clash(["5 hours"], ["15 hours"])
-    assert not ltp.aliases_clash(["Bristol"], ["Denver"])
+    assert ltp_build.aliases_clash(["7"], ["7.5"])  # a word-boundary matcher sees 7 in 7.5
+    assert ltp_build.aliases_clash(["volleyball"], ["beach volleyball"])
+    assert ltp_build.aliases_clash(["500"], ["8,500"])
+    assert not ltp_build.aliases_clash(["5 hours"], ["15 hours"])
+    assert not ltp_build.aliases_clash(["Bristol"], ["Denver"])
 
 
 def test_subset_units_and_cues_only():
-    from eval.ltp_run import DEFAULT_FILE, subset
+    from eval.ltp_eval import DEFAULT_FILE, subset
     from eval.stream_format import load_stream
 
     s = load_stream(str(DEFAULT_FILE))[0]
@@ -291,7 +311,7 @@ def test_subset_units_and_cues_only():
 
 
 def test_units_flag_must_be_positive(tmp_path, capsys):
-    from eval.ltp_run import main
+    from eval.ltp_eval import main
 
     assert main(["--out", str(tmp_path / "r"), "--units", "0", "--quiet"]) == 2
     assert "--units must be at least 1" in capsys.readouterr().err

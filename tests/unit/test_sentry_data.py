@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from eval import sentry_ltp
 from training import sentry_data as sd
+from training import sentry_slot_tables as T
 
 REPO = Path(__file__).resolve().parents[2]
 LTP_DIR = REPO / "data" / "ltp"
@@ -77,7 +79,7 @@ def test_conflicts_cover_real_update_phrasing_families(data):
     restatements, negations and scoped exceptions are all present, and consistent
     interactions that mention the current value are too."""
     styles = Counter((i["kind"], i["style"]) for i in data.interactions)
-    for kind, fams in sd._STYLES_CONFLICT.items():
+    for kind, fams in T.STYLES_CONFLICT.items():
         for fam in fams:
             assert styles[(kind, fam)] >= 25, (kind, fam, styles)
     facts = data.facts_by_id()
@@ -183,13 +185,13 @@ def test_ltp_reader_and_overlap_check_on_fixture(tmp_path, data):
     (tmp_path / "units.jsonl").write_text(json.dumps(
         {"unit_id": "u1", "profile_id": "p0", "slot": "hobby", "cue1_event_id": "e1",
          "cue2_event_id": "e2"}) + "\n")
-    units = sd.load_ltp_units(tmp_path)
+    units = sentry_ltp.load_ltp_units(tmp_path)
     assert units == [{"unit_id": "u1", "profile_id": "p0", "slot": "hobby", "update_type": None,
                       "cue1": "I adore hiking with my sister every Sunday.",
                       "cue2": data.interactions[0]["text"]}]
-    strings = sd.ltp_surface_strings(tmp_path)
+    strings = sentry_ltp.ltp_surface_strings(tmp_path)
     assert "What does A do on Sundays these days?" in strings
-    hits = sd.ltp_overlap(data, strings)
+    hits = sentry_ltp.ltp_overlap(data.texts(), strings)
     # the planted text is found (shorter texts of ours it contains may be found with it)
     assert data.interactions[0]["text"] in [h[1] for h in hits]
     assert all(h[0] == data.interactions[0]["text"] for h in hits)
@@ -199,6 +201,15 @@ def test_no_ltp_cue_or_question_in_training_data(data):
     if not any(LTP_DIR.glob("*.jsonl")):
         pytest.skip(f"no LTP reconstruction built yet: {LTP_DIR} holds no *.jsonl "
                     "(build it with the LTP builder, then this test checks overlap)")
-    strings = sd.ltp_surface_strings(LTP_DIR)
+    strings = sentry_ltp.ltp_surface_strings(LTP_DIR)
     assert strings, "LTP files present but no cue text or probe question could be read"
-    assert sd.ltp_overlap(data, strings) == []
+    assert sentry_ltp.ltp_overlap(data.texts(), strings) == []
+
+
+def test_slot_tables_are_data_only():
+    # wording is format strings (one per relationship status), never code in the rows
+    for row in T.SLOTS:
+        for wording in (row.first, row.third, row.neg, row.short, row.suggest, row.past):
+            assert isinstance(wording, str) or (
+                isinstance(wording, dict) and all(isinstance(x, str) for x in wording.values())), row.key
+    assert all(isinstance(m, str) for m in T.MENTIONS.values())

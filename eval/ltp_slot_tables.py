@@ -1,4 +1,4 @@
-"""Slot, value and wording tables for the LTP reconstruction (see eval/ltp.py).
+"""Slot, value and wording tables for the LTP reconstruction (see eval/ltp_build.py).
 
 Pure data. Every table is read in list order by a seeded ``random.Random``, so
 editing a table changes the build (and its sha256s in data/ltp/manifest.json).

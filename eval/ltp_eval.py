@@ -1,6 +1,6 @@
 """Run the shipped LTP reconstruction (``data/ltp/ltp.jsonl``) through the stream runner.
 
-    python -m eval.ltp_run --out DIR [--profiles 0,1] [--overlay on|off|both] [--llm SPEC] ...
+    python -m eval.ltp_eval --out DIR [--profiles 0,1] [--overlay on|off|both] [--llm SPEC] ...
     atma eval ltp --out DIR --profiles 0 --overlay both
 
 Profiles are chosen by index (0-9, file order). ``--overlay both`` runs the host-alone
@@ -64,7 +64,7 @@ def subset(scenario: Any, *, units: int | None, cues_only: bool) -> Any:
     return scenario.model_copy(update={"events": events, "probes": probes})
 
 
-def make_parser(prog: str = "python -m eval.ltp_run") -> argparse.ArgumentParser:
+def make_parser(prog: str = "python -m eval.ltp_eval") -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=prog, description="LTP reconstruction: host alone and/or host + overlay.")
     ap.add_argument("--profiles", default=None, help="profile indices, e.g. 0,1 (default: all 10)")
     ap.add_argument("--data", default=str(DEFAULT_FILE), help="LTP stream file (default: the shipped one)")
@@ -78,7 +78,7 @@ def make_parser(prog: str = "python -m eval.ltp_run") -> argparse.ArgumentParser
 
 
 def main(argv: Sequence[str] | None = None, *, comps: Components | None = None, prog: str | None = None) -> int:
-    args = make_parser(prog or "python -m eval.ltp_run").parse_args(argv)
+    args = make_parser(prog or "python -m eval.ltp_eval").parse_args(argv)
     return guard(lambda: _main(args, comps))
 
 
