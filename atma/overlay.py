@@ -114,6 +114,18 @@ def _time_key(r: Record) -> tuple[int, float, int]:
     return (0, t.timestamp(), r.seq)
 
 
+def _event_key(r: Record) -> tuple[int, float, int]:
+    from .timeexpr import annotations_json, event_range
+
+    ann = r.meta.get("time") if isinstance(r.meta, Mapping) else None
+    if ann is None and r.time is not None:
+        ann = annotations_json(r.text, r.time)
+    rng = event_range(ann) if ann else None
+    if rng is None:
+        return _time_key(r)
+    return (0, datetime(rng[0].year, rng[0].month, rng[0].day, tzinfo=timezone.utc).timestamp(), r.seq)
+
+
 def approx_tokens(messages: Sequence[Mapping[str, str]]) -> int:
     """A safe over-estimate of a chat prompt's tokens (about 3 characters a token for
     English with Qwen's tokenizer, plus the template's few tokens per message)."""
@@ -439,8 +451,11 @@ class ATMAOverlay:
         check: dict[str, Any] = {}
         if cfg.packet_mode in ("resolved", "control"):
             related, pairs = self._chain_pairs(packet, part["relevant"])
-            rows_for = lambda recs: state_rows(self._shown_order(recs), related, with_time=cfg.with_time)  # noqa: E731
-            build = lambda recs, hint="": resolved_messages(query, view, rows_for(recs), hint=hint)  # noqa: E731
+            temporal = bool(part["profile"].get("guards", {}).get("temporal"))
+            rows_for = lambda recs: state_rows(self._shown_order(recs, temporal), related,  # noqa: E731
+                                               with_time=cfg.with_time)
+            build = lambda recs, hint="": resolved_messages(query, view, rows_for(recs), hint=hint,  # noqa: E731
+                                                            temporal=temporal)
         else:
             pairs = []
             rows_for = self._labelled_rows
@@ -475,7 +490,11 @@ class ATMAOverlay:
         self.bank.save_trace(self.namespace, "query", trace.to_json(), [row["id"] for row in part["pool"]])
         return Answer(text, trace, tuple(shown))
 
-    def _shown_order(self, recs: Sequence[Record]) -> list[Record]:
+    def _shown_order(self, recs: Sequence[Record], by_event: bool = False) -> list[Record]:
+        """Rows in the order the reader sees them; for "when" questions, by when the event
+        happened (a resolved time expression), else when it was said."""
+        if by_event:
+            return sorted(recs, key=_event_key)
         return sorted(recs, key=_time_key) if self.config.packet_order == "time" else list(recs)
 
     def _labelled_rows(self, recs: Sequence[Record]) -> list[Any]:

@@ -10,6 +10,7 @@ from typing import Any, Literal, Mapping, Sequence
 
 from .protocols import Message
 from .records import LinkType, Record, Status
+from .timeexpr import human_date, render_annotated, render_resolved
 
 __all__ = ["LABELS", "Label", "LabelledRow", "label_for", "qa_messages", "serialize", "QA_PROMPT_VERSION",
            "RESOLVED_PROMPT_VERSION", "StateRow", "human_date", "prompt_fingerprint", "render_state_row",
@@ -95,16 +96,7 @@ def qa_messages(query: str, view: str, rows: Sequence[LabelledRow]) -> list[Mess
 
 
 # --------------------------------------------------------- resolved (plain-state) packets
-RESOLVED_PROMPT_VERSION = "qa-r1"
-
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")
-
-
-def human_date(t: Any) -> str:
-    """A date as people write it: ``8 May 2023``."""
-    return f"{t.day} {_MONTHS[t.month - 1]} {t.year}"
-
+RESOLVED_PROMPT_VERSION = "qa-r2"
 
 @dataclass(frozen=True)
 class StateRow:
@@ -150,17 +142,30 @@ def state_rows(records: Sequence[Record], related: Mapping[str, Record], *, with
             note, state = "true now" + (f"; it replaced {', '.join(shown)}" if shown else ""), "now"
         else:
             note, state = "", "plain"
-        body = render_text(r) if render_text is not None else r.text
+        body = render_text(r) if render_text is not None else time_rendered(r)
         text = body if len(body) <= max_chars else body[: max_chars - 1].rstrip() + "…"
         out.append(StateRow(id=r.id, text=text, date=human_date(r.time) if (with_time and r.time) else None,
                             speaker=r.speaker, note=note, state=state))
     return out
 
 
-_RESOLVED_SYSTEM = """You answer a question about people from their stored memories. Use only the memories listed; each has the date it was said.
+_RESOLVED_SYSTEM = """You answer a question about people from their stored memories. Use only the memories listed; each starts with the date it was said.
+When a memory mentions a time ("yesterday", "last year"), the date that time refers to follows in parentheses: a question about when something happened is answered with that date, not with the date the memory was said.
 Some memories carry a note in brackets: "true now" marks the latest state; "no longer true" marks an earlier state that a later memory replaced.
 Questions about now, or with no time hint, are answered with what is true now. Questions about before, originally, previously or "used to" are answered with the earlier state.
 Answer concisely, in a few words, naming the value. If the memories do not contain the answer, say you don't know."""
+
+def time_rendered(r: Record) -> str:
+    """The record's text with its time expressions resolved inline ("yesterday (7 May
+    2023)"), from the annotation stored at write time, else resolved now. Never stored."""
+    ann = r.meta.get("time") if isinstance(r.meta, Mapping) else None
+    if ann:
+        return render_annotated(r.text, ann)
+    return render_resolved(r.text, r.time) if r.time else r.text
+
+
+TEMPORAL_HINT = ("The question asks when: answer with the date the memory gives for it, as precise as the "
+                 "memory is (a day, a month or a year).")
 
 _RESOLVED_VIEW = {
     "current": "The question asks what is true now.",
@@ -171,18 +176,20 @@ _RESOLVED_VIEW = {
 
 
 def render_state_row(i: int, row: StateRow) -> str:
-    when = f"({row.date}) " if row.date else ""
+    when = f"(said {row.date}) " if row.date else "(undated) "
     who = f"{row.speaker}: " if row.speaker else ""
     note = f" [{row.note}]" if row.note else ""
     return f"[{i}] {when}{who}{row.text}{note}"
 
 
-def resolved_messages(query: str, view: str, rows: Sequence[StateRow], *, hint: str = "") -> list[Message]:
+def resolved_messages(query: str, view: str, rows: Sequence[StateRow], *, hint: str = "",
+                      temporal: bool = False) -> list[Message]:
     """The QA prompt for a view-shaped packet: plain rows, plain state notes, the view in
-    one sentence and, on a re-ask, the answer check's hint."""
+    one sentence (and the date rule for "when" questions) and, on a re-ask, the answer
+    check's hint."""
     memories = "\n".join(render_state_row(i, r) for i, r in enumerate(rows, 1)) or "(no memories found)"
     lines = [f"Memories:\n{memories}", ""]
-    extra = " ".join(x for x in (_RESOLVED_VIEW.get(view, ""), hint) if x)
+    extra = " ".join(x for x in (_RESOLVED_VIEW.get(view, ""), TEMPORAL_HINT if temporal else "", hint) if x)
     if extra:
         lines.append(extra)
     lines += [f"Question: {query}", "Answer:"]
@@ -194,6 +201,6 @@ def prompt_fingerprint() -> str:
     view hints and the user-message templates. Run manifests hash it (eval.stream)."""
     return "\n".join([
         QA_PROMPT_VERSION, _SYSTEM, repr(_VIEW_HINT), qa_messages("{query}", "neutral", [])[1]["content"],
-        RESOLVED_PROMPT_VERSION, _RESOLVED_SYSTEM, repr(_RESOLVED_VIEW),
+        RESOLVED_PROMPT_VERSION, _RESOLVED_SYSTEM, repr(_RESOLVED_VIEW), TEMPORAL_HINT,
         resolved_messages("{query}", "neutral", [])[1]["content"],
     ])

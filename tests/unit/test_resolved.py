@@ -137,3 +137,18 @@ def test_llm_error_kind():
     assert LLMError("x: timed out after 3s", kind="timeout").kind == "timeout"
     assert LLMError("request (4188 tokens) exceeds the available context size (4096 tokens)").kind == "context"
     assert LLMError("HTTP 500: boom").kind == "error"
+
+
+def test_rows_resolve_time_expressions_and_when_questions_order_by_event_time():
+    emb = HashEmbedder()
+    seen = []
+    llm = ScriptedLLM(route={"answer a question": lambda m: seen.append(m[1]["content"]) or "7 May 2023"})
+    ov = ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", llm=llm, gate=CosineGate(emb, threshold=0.99))
+    ov.add("I went to a support group yesterday.", time="2023-05-08T13:56", speaker="Caroline")
+    ov.add("The support group in 2019 was my first one.", time="2023-05-09T10:00", speaker="Caroline")
+    ov.answer("When did Caroline go to the support group?")
+    user = seen[-1]
+    assert "(said 8 May 2023) Caroline: I went to a support group yesterday (7 May 2023)." in user
+    assert "answer with the date the memory gives" in user
+    # by event time: the 2019 memory (said later) comes first
+    assert user.index("2019") < user.index("yesterday")
