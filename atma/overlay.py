@@ -19,6 +19,7 @@ from . import controller as ctl
 from .bank import StateBank
 from .judge import (
     JUDGE_SCHEMA,
+    MAX_RAW_CHARS,
     Verdict,
     admission,
     fallback_verdict,
@@ -98,6 +99,40 @@ def parse_time(value: datetime | str | None) -> datetime | None:
         except ValueError:
             pass
     raise ValueError(f"malformed time {value!r}: use ISO 8601, e.g. 2024-06-02T10:00")
+
+
+def _why(e: BaseException) -> str:
+    """One short line naming an exception, even when its ``__str__`` misbehaves."""
+    try:
+        msg = str(e)
+    except Exception:  # noqa: BLE001
+        msg = "<unprintable>"
+    line = f"{type(e).__name__}: {msg}" if not isinstance(e, LLMError) else msg
+    return line[:300]
+
+
+def _failure_status(e: BaseException) -> str:
+    if isinstance(e, TimeoutError):
+        return "timeout"
+    try:
+        low = str(e).lower()
+    except Exception:  # noqa: BLE001
+        low = ""
+    return "timeout" if isinstance(e, LLMError) and ("timed out" in low or "timeout" in low) else "error"
+
+
+def _reply_text(comp: Any) -> tuple[Any, float, int, int]:
+    """``(text, latency_s, prompt_tokens, completion_tokens)`` of whatever an LLM object returned;
+    fields that are missing or not numbers read as 0, ``text`` is returned as is (the parser
+    rejects what is not a string)."""
+    def num(x: Any, kind: type) -> Any:
+        return kind(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and x == x and abs(x) != float("inf") else kind(0)
+    try:
+        text = getattr(comp, "text", None)
+        return (text, num(getattr(comp, "latency_s", 0.0), float), num(getattr(comp, "prompt_tokens", 0), int),
+                num(getattr(comp, "completion_tokens", 0), int))
+    except Exception:  # noqa: BLE001 - a hostile reply object
+        return None, 0.0, 0, 0
 
 
 class ATMAOverlay:
@@ -267,22 +302,24 @@ class ATMAOverlay:
             return v, JudgeCall(old_id=old.id, status="skipped", verdict=v.model_dump(), fallback=True, error=why)
         msgs = judge_messages(old, new, score)
         t0 = _time.perf_counter()
-        try:
+        try:  # any failure of a user's LLM object (not only LLMError) leaves the decision to the fallback
             comp = self.judge_llm.complete(msgs, max_tokens=cfg.judge_max_tokens, temperature=0.0,
                                            json_schema=JUDGE_SCHEMA, timeout=cfg.judge_timeout_s)
-        except LLMError as e:
-            status = "timeout" if "timed out" in str(e).lower() or "timeout" in str(e).lower() else "error"
+        except Exception as e:  # noqa: BLE001
+            status = _failure_status(e)
             v = fallback_verdict(old, new, score, why=status)
-            return v, JudgeCall(old_id=old.id, status=status, verdict=v.model_dump(), fallback=True, error=str(e)[:300],
+            return v, JudgeCall(old_id=old.id, status=status, verdict=v.model_dump(), fallback=True, error=_why(e),
                                 latency_s=_time.perf_counter() - t0)
-        parsed = parse_verdict(comp.text)
-        latency = comp.latency_s or (_time.perf_counter() - t0)
+        text, latency, _, _ = _reply_text(comp)
+        parsed = parse_verdict(text)
+        latency = latency or (_time.perf_counter() - t0)
+        raw = text[:MAX_RAW_CHARS] if isinstance(text, str) else ""
         if parsed.verdict is None:
             v = fallback_verdict(old, new, score, why=parsed.status)
             return v, JudgeCall(old_id=old.id, status=parsed.status, verdict=v.model_dump(), fallback=True,
-                                raw=comp.text[:2000], error=parsed.error, latency_s=latency)
+                                raw=raw, error=parsed.error, latency_s=latency)
         return parsed.verdict, JudgeCall(old_id=old.id, status="ok", verdict=parsed.verdict.model_dump(), fallback=False,
-                                         raw=comp.text[:2000], latency_s=latency)
+                                         raw=raw, latency_s=latency)
 
     # -------------------------------------------------------------------- read
     def retrieve(self, query: str, *, k: int | None = None) -> tuple[list[Record], dict[str, Any]]:
@@ -339,15 +376,15 @@ class ATMAOverlay:
             return ctl.ControllerResult(cc.mode, "error", False, error="no controller model")
         msgs = ctl.controller_messages(query, prof, pool, k, cc)
         t0 = _time.perf_counter()
-        try:
+        try:  # any failure of a user's LLM object leaves the pre-rank in place
             comp = self.controller_llm.complete(msgs, max_tokens=cc.max_tokens, temperature=cc.temperature,
                                                 json_schema=ctl.CONTROLLER_SCHEMA, timeout=cc.timeout_s)
-        except LLMError as e:
-            status = "timeout" if "timed out" in str(e).lower() or "timeout" in str(e).lower() else "error"
-            return ctl.ControllerResult(cc.mode, status, False, error=str(e)[:300], latency_s=_time.perf_counter() - t0)
-        res = ctl.parse_controller(comp.text, pool, k, cc)
-        return replace(res, latency_s=comp.latency_s or (_time.perf_counter() - t0),
-                       prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens)
+        except Exception as e:  # noqa: BLE001
+            return ctl.ControllerResult(cc.mode, _failure_status(e), False, error=_why(e),
+                                        latency_s=_time.perf_counter() - t0)
+        text, latency, ptok, ctok = _reply_text(comp)
+        res = ctl.parse_controller(text, pool, k, cc)
+        return replace(res, latency_s=latency or (_time.perf_counter() - t0), prompt_tokens=ptok, completion_tokens=ctok)
 
     def answer(self, query: str, *, k: int | None = None) -> Answer:
         """Answer from a state-aligned, labelled packet; the trace is stored in the bank."""
@@ -361,12 +398,19 @@ class ATMAOverlay:
             rows = [replace(r, label="retrieved memory") for r in rows]
         msgs = qa_messages(query, part["view"], rows)
         t1 = _time.perf_counter()
-        comp = self.llm.complete(msgs, max_tokens=self.config.qa_max_tokens, temperature=0.0,
-                                 timeout=self.config.qa_timeout_s)
+        try:
+            comp = self.llm.complete(msgs, max_tokens=self.config.qa_max_tokens, temperature=0.0,
+                                     timeout=self.config.qa_timeout_s)
+        except LLMError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a user's LLM object failing: one readable error type
+            raise LLMError(f"answer model failed: {_why(e)}") from e
         t2 = _time.perf_counter()
-        text = comp.text.strip()
+        reply, latency, _, _ = _reply_text(comp)
+        # a reply that is not text answers nothing; the answer is capped like every stored model reply
+        text = reply.strip()[:MAX_RAW_CHARS] if isinstance(reply, str) else ""
         timings = dict(part["timings"])
-        timings.update({"qa_llm_s": comp.latency_s or (t2 - t1), "total_s": t2 - t0})
+        timings.update({"qa_llm_s": latency or (t2 - t1), "total_s": t2 - t0})
         timings["non_llm_s"] = timings["total_s"] - timings["qa_llm_s"] - timings.get("controller_llm_s", 0.0)
         trace = QueryTrace(query=query, namespace=self.namespace, profile=part["profile"], pool=part["pool"],
                            prerank=part["prerank"], controller=part["controller"], packet=part["packet"],
