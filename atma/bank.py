@@ -36,7 +36,7 @@ from .records import (
     TransitionInfo,
 )
 
-__all__ = ["BankError", "InvariantError", "StateBank", "UnknownNamespace"]
+__all__ = ["BankError", "InvariantError", "StateBank", "UnknownNamespace", "check_namespace"]
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +107,17 @@ class UnknownNamespace(BankError):
     """The namespace has never been written to."""
 
 
+def check_namespace(namespace: Any, error: type[Exception] = ValueError) -> str:
+    """A namespace is a non-empty string that UTF-8 can encode (no lone surrogates); else ``error``."""
+    if not isinstance(namespace, str) or not namespace:
+        raise error("namespace must be a non-empty string")
+    try:
+        namespace.encode("utf-8")
+    except UnicodeEncodeError:
+        raise error(f"namespace {namespace!r} is not valid text (lone surrogate)") from None
+    return namespace
+
+
 def _iso(t: datetime | None) -> str | None:
     return t.isoformat() if t else None
 
@@ -170,8 +181,7 @@ class StateBank:
             raise UnknownNamespace(f"unknown namespace {namespace!r} (known: {known})")
 
     def ensure_namespace(self, namespace: str) -> None:
-        if not namespace or not isinstance(namespace, str):
-            raise BankError("namespace must be a non-empty string")
+        check_namespace(namespace, BankError)
         with self._tx() as db:
             db.execute("INSERT OR IGNORE INTO bank_namespaces(name, created) VALUES (?, ?)",
                        (namespace, datetime.now(timezone.utc).isoformat()))
@@ -244,10 +254,11 @@ class StateBank:
     def count(self, namespace: str) -> int:
         return self._db.execute("SELECT COUNT(*) FROM bank_records WHERE namespace=?", (namespace,)).fetchone()[0]
 
-    def head(self, namespace: str, record_id: str, *, max_hops: int = 16) -> str:
-        """Follow ``superseded_by``/``evolves_to`` links to the live end of a chain."""
+    def head(self, namespace: str, record_id: str) -> str:
+        """Follow ``superseded_by``/``evolves_to`` links to the live end of a chain, however long
+        (chains are acyclic by invariant; a visited set guards against a corrupt file anyway)."""
         cur, seen = record_id, {record_id}
-        for _ in range(max_hops):
+        while True:
             row = self._db.execute(
                 "SELECT dst FROM bank_links WHERE namespace=? AND src=? AND type IN (?, ?) ORDER BY rowid DESC LIMIT 1",
                 (namespace, cur, LinkType.SUPERSEDED_BY.value, LinkType.EVOLVES_TO.value)).fetchone()
@@ -255,7 +266,6 @@ class StateBank:
                 return cur
             cur = row[0]
             seen.add(cur)
-        return cur
 
     # ------------------------------------------------------------------- writes
     def commit(self, commit: Commit, *, features: Mapping[str, np.ndarray] | None = None) -> Record:

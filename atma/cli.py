@@ -82,6 +82,36 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _valid_text(what: str, value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        i = next((i for i, ch in enumerate(value) if 0xD800 <= ord(ch) <= 0xDFFF), -1)
+        raise CLIError(f"{what} is not valid text (lone surrogate at position {i})") from None
+    return value
+
+
+def _validate(args: argparse.Namespace) -> None:
+    """Every argument checked before any file is opened or created."""
+    if hasattr(args, "ns"):
+        if not args.ns.strip():
+            raise CLIError("--ns must be a non-empty namespace")
+        _valid_text("--ns", args.ns)
+    for what in ("speaker", "question", "time"):
+        value = getattr(args, what, None)
+        if isinstance(value, str):
+            _valid_text(f"--{what}" if what != "question" else "question", value)
+    if getattr(args, "text", None) not in (None, "-"):
+        _valid_text("event text", args.text)
+    for i in getattr(args, "ids", None) or ():
+        _valid_text("record id", i)
+    if args.cmd == "trace" and args.last < 1:
+        raise CLIError("--last must be at least 1")
+    if args.cmd == "ask" and args.k < 1:
+        raise CLIError("--k must be at least 1")
+    _valid_text("--db", args.db)
+
+
 def _open_existing(db: str) -> None:
     path = Path(db)
     if not path.exists():
@@ -137,6 +167,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
     if not text.strip():
         raise CLIError("empty event text")
+    _valid_text("event text", text)
     parse_time(args.time)  # validate before touching anything
     _check_writable_target(args.db)
     ov = _overlay(args)
@@ -172,7 +203,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     bank = _bank(args.db)
     bank.require_namespace(args.ns)
-    rows = bank.traces(args.ns, kind=args.kind, limit=max(args.last, 1))
+    rows = bank.traces(args.ns, kind=args.kind, limit=args.last)
     if not rows:
         raise CLIError(f"no {args.kind} traces in namespace {args.ns!r}")
     if args.json:
@@ -243,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     handler = {"add": cmd_add, "ask": cmd_ask, "trace": cmd_trace, "namespaces": cmd_namespaces,
                "records": cmd_records, "erase": cmd_erase}[args.cmd]
-    return _guard(lambda: handler(args))
+    return _guard(lambda: (_validate(args), handler(args))[1])
 
 
 def _guard(fn: Any) -> int:

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from . import controller as ctl
-from .bank import StateBank
+from .bank import StateBank, check_namespace
 from .judge import (
     JUDGE_SCHEMA,
     MAX_RAW_CHARS,
@@ -101,6 +101,20 @@ def parse_time(value: datetime | str | None) -> datetime | None:
     raise ValueError(f"malformed time {value!r}: use ISO 8601, e.g. 2024-06-02T10:00")
 
 
+def _check_text(what: str, value: Any) -> None:
+    """Refuse text that cannot be stored (not a string, or a lone surrogate UTF-8 cannot encode)."""
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be a string")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{what} is not valid text (lone surrogate at position {_surrogate_at(value)})") from None
+
+
+def _surrogate_at(value: str) -> int:
+    return next((i for i, ch in enumerate(value) if 0xD800 <= ord(ch) <= 0xDFFF), -1)
+
+
 def _why(e: BaseException) -> str:
     """One short line naming an exception, even when its ``__str__`` misbehaves."""
     try:
@@ -157,8 +171,7 @@ class ATMAOverlay:
         bank: StateBank | None = None,
         config: OverlayConfig | None = None,
     ) -> None:
-        if not namespace or not isinstance(namespace, str):
-            raise ValueError("namespace must be a non-empty string")
+        check_namespace(namespace)  # refused at once, before any store is touched
         self.host = host
         self.namespace = namespace
         self.llm = llm
@@ -185,6 +198,8 @@ class ATMAOverlay:
         """Store one event in the host and commit its state relations to the bank."""
         if not isinstance(text, str) or not text.strip():
             raise ValueError("text must be a non-empty string")
+        _check_text("text", text)
+        _check_text("speaker", speaker)
         when = parse_time(time)
         ns, cfg = self.namespace, self.config
         t0 = _time.perf_counter()
