@@ -18,6 +18,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -92,6 +93,14 @@ CREATE TABLE IF NOT EXISTS bank_trace_refs (
     PRIMARY KEY (trace_id, record_id)
 );
 CREATE INDEX IF NOT EXISTS bank_trace_refs_rec ON bank_trace_refs(namespace, record_id);
+CREATE TABLE IF NOT EXISTS bank_intents (
+    namespace TEXT NOT NULL,
+    token TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    created TEXT NOT NULL,
+    host_id TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (namespace, token)
+);
 """
 
 
@@ -126,15 +135,47 @@ def _parse_time(s: str | None) -> datetime | None:
     return datetime.fromisoformat(s) if s else None
 
 
-class StateBank:
-    """SQLite-backed state bank. ``path`` may be ``":memory:"`` or a file shared with a host."""
+class _RowConn:
+    """A connection view whose statements return :class:`sqlite3.Row` rows without changing the
+    connection's own ``row_factory`` (the connection may be a host's, shared for one transaction)."""
 
-    def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        cur = self.conn.cursor()
+        cur.row_factory = sqlite3.Row
+        return cur.execute(sql, params)
+
+    def executemany(self, sql: str, seq: Any) -> sqlite3.Cursor:
+        cur = self.conn.cursor()
+        cur.row_factory = sqlite3.Row
+        return cur.executemany(sql, seq)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.conn.in_transaction
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class StateBank:
+    """SQLite-backed state bank. ``path`` may be ``":memory:"`` or a file shared with a host.
+
+    ``connection`` (and its ``lock``): use a connection the bank shares with a host on the same
+    file (see :meth:`share_connection`), so that one :meth:`unit` holds host rows and bank rows in
+    one transaction."""
+
+    def __init__(self, path: str | os.PathLike[str] = ":memory:", *, connection: sqlite3.Connection | None = None,
+                 lock: Any = None) -> None:
         self.path = str(path)
-        self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
-        self._db.row_factory = sqlite3.Row
-        if self.path != ":memory:":
+        self._lock = lock or threading.RLock()
+        self._sp = 0  # savepoint counter
+        self._shared = connection is not None
+        conn = connection or sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        self._db = _RowConn(conn)
+        if self.path != ":memory:" and not self._shared:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=OFF")
@@ -145,10 +186,51 @@ class StateBank:
                 if stmt.strip():
                     self._db.execute(stmt)
 
+    @property
+    def connection(self) -> sqlite3.Connection:
+        return self._db.conn
+
+    @property
+    def shared(self) -> bool:
+        """True when the bank writes through a connection it shares with its host."""
+        return self._shared
+
+    def share_connection(self, connection: sqlite3.Connection, lock: Any) -> None:
+        """Write through ``connection`` (a host's, on the same file) from now on, serialised by
+        ``lock``; the bank's own connection is closed. Then :meth:`unit` makes a host write and a
+        bank commit one SQLite transaction."""
+        with self._lock:
+            if self._db.in_transaction:
+                raise BankError("cannot switch connections inside a transaction")
+            if not self._shared:
+                self._db.close()
+            self._db = _RowConn(connection)
+            self._lock = lock
+            self._shared = True
+            self._db.execute("PRAGMA secure_delete=ON")
+            with self._tx():
+                for stmt in _SCHEMA.split(";"):
+                    if stmt.strip():
+                        self._db.execute(stmt)
+
     # ----------------------------------------------------------------- plumbing
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _tx(self) -> Iterator[_RowConn]:
+        """One transaction; inside an open one (a :meth:`unit`), a savepoint of it."""
         with self._lock:
+            if self._db.in_transaction:
+                self._sp += 1
+                name = f"bank_sp{self._sp}"
+                self._db.execute(f"SAVEPOINT {name}")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute(f"ROLLBACK TO {name}")
+                    self._db.execute(f"RELEASE {name}")
+                    raise
+                else:
+                    self._db.execute(f"RELEASE {name}")
+                return
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -158,9 +240,18 @@ class StateBank:
             else:
                 self._db.execute("COMMIT")
 
+    @contextmanager
+    def unit(self) -> Iterator[None]:
+        """One write transaction (``BEGIN IMMEDIATE``: the file's write lock is taken first, so
+        what is read inside is what the commit applies to). Everything written inside, by the
+        bank or by a host sharing the connection, commits together or not at all."""
+        with self._tx():
+            yield
+
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            if not self._shared:  # a shared connection belongs to the host
+                self._db.close()
 
     def __enter__(self) -> "StateBank":
         return self
@@ -383,6 +474,33 @@ class StateBank:
                 db.execute("INSERT OR REPLACE INTO bank_features(namespace, id, key, vec) VALUES (?,?,?,?)",
                            (namespace, rid, key, np.asarray(vec, dtype=np.float32).tobytes()))
 
+    # ------------------------------------------------------------------ intents
+    def open_intent(self, namespace: str, text: str) -> str:
+        """Write-ahead record of a host write about to happen (for hosts outside the bank's
+        transaction). Holds no text: a token, the writer's pid and, once known, the host id."""
+        token = f"{os.getpid()}-{threading.get_ident()}-{time.time_ns()}"
+        with self._tx() as db:
+            db.execute("INSERT INTO bank_intents(namespace, token, pid, created) VALUES (?,?,?,?)",
+                       (namespace, token, os.getpid(), datetime.now(timezone.utc).isoformat()))
+        return token
+
+    def set_intent_host(self, namespace: str, token: str, host_id: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE bank_intents SET host_id=? WHERE namespace=? AND token=?", (host_id, namespace, token))
+
+    def close_intent(self, namespace: str, token: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM bank_intents WHERE namespace=? AND token=?", (namespace, token))
+
+    def stale_intents(self, namespace: str) -> list[tuple[str, str]]:
+        """``(token, host_id)`` of open intents whose writer process is gone (this machine's pids)."""
+        out = []
+        for token, pid, host_id in self._db.execute(
+                "SELECT token, pid, host_id FROM bank_intents WHERE namespace=? ORDER BY created", (namespace,)):
+            if pid != os.getpid() and not _pid_alive(pid):
+                out.append((token, host_id))
+        return out
+
     # ------------------------------------------------------------------- traces
     def save_trace(self, namespace: str, kind: str, body: Mapping[str, Any], record_ids: Iterable[str]) -> int:
         with self._tx() as db:
@@ -449,6 +567,16 @@ class StateBank:
         except InvariantError as e:
             problems.append(str(e))
         return problems
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def _chunks(items: Sequence[Any], n: int) -> Iterator[Sequence[Any]]:

@@ -8,6 +8,7 @@ optional controller -> TopK -> labelled packet -> state-conditioned QA.
 from __future__ import annotations
 
 import logging
+import os
 import time as _time
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
@@ -101,6 +102,56 @@ def parse_time(value: datetime | str | None) -> datetime | None:
     raise ValueError(f"malformed time {value!r}: use ISO 8601, e.g. 2024-06-02T10:00")
 
 
+#: Plans per write: when another writer changes the state a plan relied on, the write is planned again.
+MAX_PLAN_ATTEMPTS = 3
+
+
+class _Conflict(Exception):
+    """Another writer changed a record or slot this write was planned against."""
+
+
+@dataclass(frozen=True)
+class _Pending:
+    token: str
+    host_id: str
+
+
+@dataclass(frozen=True)
+class _WritePlan:
+    new: Record
+    new_feat: np.ndarray
+    candidates: list[tuple[Record, str]]
+    scores: list[GateScore]
+    decisions: list[tuple[Record, Verdict]]
+    calls: tuple[JudgeCall, ...]
+    skip: str | None
+    slots_seen: dict[str, tuple[tuple[str, str], ...]]
+    timings: dict[str, float]
+    t_end: float
+    t0: float
+
+
+def _members_key(members: Sequence[Record]) -> tuple[tuple[str, str], ...]:
+    return tuple((m.id, m.status.value) for m in members)
+
+
+def _shared_sqlite(host: Any) -> Any:
+    fn = getattr(host, "shared_sqlite", None)
+    try:
+        return fn() if fn is not None else None
+    except Exception:  # noqa: BLE001 - a host that cannot share writes on its own
+        return None
+
+
+def _same_file(a: Any, b: Any) -> bool:
+    if not isinstance(a, str) or not isinstance(b, str) or ":memory:" in (a, b):
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def _check_text(what: str, value: Any) -> None:
     """Refuse text that cannot be stored (not a string, or a lone surrogate UTF-8 cannot encode)."""
     if not isinstance(value, str):
@@ -178,10 +229,18 @@ class ATMAOverlay:
         self.judge_llm = judge_llm or llm
         self.controller_llm = controller_llm or llm
         self.config = config or OverlayConfig()
+        path = getattr(host, "path", None)
+        share = _shared_sqlite(host)
         if bank is None:
-            path = getattr(host, "path", None)
-            bank = StateBank(path if isinstance(path, str) and path else ":memory:")
+            if share is not None:  # one file, one connection: a write is one transaction
+                bank = StateBank(path, connection=share[0], lock=share[1])
+            else:
+                bank = StateBank(path if isinstance(path, str) and path else ":memory:")
+        elif share is not None and not bank.shared and _same_file(bank.path, path):
+            bank.share_connection(*share)
         self.bank = bank
+        if not bank.shared:
+            self.recover()
         if gate is None:
             from .sentry import default_gate
 
@@ -201,9 +260,59 @@ class ATMAOverlay:
         _check_text("text", text)
         _check_text("speaker", speaker)
         when = parse_time(time)
+        meta = dict(meta or {})
+        last = MAX_PLAN_ATTEMPTS - 1
+        pending: _Pending | None = None  # an external host's row, written ahead of the bank commit
+        try:
+            for attempt in range(MAX_PLAN_ATTEMPTS):
+                plan = self._plan(text, when, speaker, meta)
+                if not self.bank.shared and pending is None:
+                    pending = self._host_write_ahead(plan.new)
+                try:
+                    return self._apply(plan, attempt=attempt, final=attempt == last, pending=pending)
+                except _Conflict:
+                    log.info("another writer changed the state this write was planned against; re-planning")
+        except BaseException:
+            if pending is not None:
+                self._undo_host_write(pending)
+            raise
+        raise AssertionError("unreachable: the final attempt never raises _Conflict")  # pragma: no cover
+
+    def _host_write_ahead(self, new: Record) -> "_Pending":
+        """For a host that does not share the bank's transaction: record the intent in the bank,
+        write the host row, note its id. The intent is closed in the bank commit's transaction;
+        one left open (a killed writer) is finished by :meth:`recover` (the host row is erased)."""
+        ns = self.namespace
+        token = self.bank.open_intent(ns, new.text)
+        host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=new.meta)
+        self.bank.set_intent_host(ns, token, host_id)
+        return _Pending(token=token, host_id=host_id)
+
+    def recover(self) -> int:
+        """Finish writes a killed process left half done (external hosts only; a host sharing the
+        bank's file needs none): a host row written without its bank commit is erased. Intents of
+        live processes are left alone. Returns how many intents were settled."""
+        ns = self.namespace
+        settled = 0
+        for token, host_id in self.bank.stale_intents(ns):
+            if host_id and not self.bank.by_host_ids(ns, [host_id]):
+                eraser = getattr(self.host, "erase", None)
+                if eraser is None:
+                    log.warning("host row %s of an interrupted write stays: the host cannot erase", host_id)
+                else:
+                    eraser([host_id], namespace=ns)
+            elif not host_id:
+                log.warning("a write was interrupted inside host.add; the host may hold one row the bank "
+                            "does not know (intent %s)", token)
+            self.bank.close_intent(ns, token)
+            settled += 1
+        return settled
+
+    def _plan(self, text: str, when: datetime | None, speaker: str, meta: Mapping[str, Any]) -> "_WritePlan":
+        """Search, gate and Judge for a new event, outside any write lock (model calls are slow).
+        The new record is provisional: its id and host id are given when the plan is applied."""
         ns, cfg = self.namespace, self.config
         t0 = _time.perf_counter()
-
         hits = self.host.search(text, namespace=ns, k=cfg.candidate_k)
         candidates = self._prior_states(hits)
         t_search = _time.perf_counter()
@@ -212,11 +321,7 @@ class ATMAOverlay:
         scores = self._gate_scores(candidates, new_feat)
         t_gate = _time.perf_counter()
 
-        host_id = self.host.add(text, namespace=ns, time=when, speaker=speaker, meta=meta)
-        rid, seq = self.bank.next_id(ns)
-        new = Record(id=rid, seq=seq, namespace=ns, text=text, time=when, speaker=speaker, host_id=host_id,
-                     meta=dict(meta or {}))
-
+        new = Record(id="", seq=0, namespace=ns, text=text, time=when, speaker=speaker, meta=dict(meta))
         skip = admission(text) if cfg.admission else None
         escalated = [] if skip else sorted((p for p in zip(candidates, scores) if p[1].escalate), key=lambda p: -p[1].a)
         if cfg.same_speaker_only:
@@ -232,25 +337,81 @@ class ATMAOverlay:
             decisions.append((old, verdict))
             calls.append(call)
         t_judge = _time.perf_counter()
-
         slots = {old.slot for old, v in decisions if v.action != "none"}
-        members = {s: self.bank.slot_members(ns, s) for s in slots}
-        commit = plan_commit(new, decisions, members)
-        stored = self.bank.commit(commit, features={self.gate.cache_key: new_feat})
-        t_end = _time.perf_counter()
+        seen = {s: _members_key(self.bank.slot_members(ns, s)) for s in slots}
+        return _WritePlan(new=new, new_feat=new_feat, candidates=candidates, scores=scores, decisions=decisions,
+                          calls=tuple(calls), skip=skip, slots_seen=seen,
+                          timings={"search_s": t_search - t0, "gate_s": t_gate - t_search, "judge_s": t_judge - t_gate,
+                                   "judge_llm_s": llm_s}, t_end=t_judge, t0=t0)
 
-        trace = WriteTrace(
-            record_id=stored.id, host_id=host_id, text=text, gate=self.gate.name,
-            candidates=tuple(PairTrace(id=old.id, text=old.text, status=old.status.value, source=src, a=s.a, b=s.b,
-                                       d=s.d, escalate=s.escalate) for (old, src), s in zip(candidates, scores)),
-            judge=tuple(calls),
-            changes=tuple({"action": c.action.value, "old_id": c.old_id} for c in commit.changes),
-            slot=stored.slot, status=stored.status.value, audit=skip or "audited",
-            timings={"search_s": t_search - t0, "gate_s": t_gate - t_search, "judge_s": t_judge - t_gate,
-                     "judge_llm_s": llm_s, "commit_s": t_end - t_judge, "total_s": t_end - t0},
-        )
-        self.bank.save_trace(ns, "write", trace.to_json(), [stored.id, *(old.id for (old, _), _ in zip(candidates, scores))])
+    def _apply(self, plan: "_WritePlan", *, attempt: int, final: bool, pending: "_Pending | None") -> AddResult:
+        """Write a plan as one unit: host row, bank record and links, features and the write trace.
+
+        With a builtin host on the bank's file they share one connection and this is one SQLite
+        transaction (all or nothing, even under SIGKILL). The write lock is taken first
+        (``BEGIN IMMEDIATE``), so the state read here is the state committed against: when another
+        writer changed a record or a slot the plan relied on, :class:`_Conflict` sends the write
+        back to planning; the final attempt instead drops decisions about records no longer live
+        and lets the slot's current members coexist, so the invariants hold without an error."""
+        ns = self.namespace
+        new, decisions = plan.new, plan.decisions
+        try:
+            with self.bank.unit():
+                ids = [old.id for (old, _src) in plan.candidates]
+                fresh = self.bank.get_many(ns, ids)
+                slots_now = {s: _members_key(self.bank.slot_members(ns, s)) for s in plan.slots_seen}
+                changed = (any(fresh.get(o.id) is None or fresh[o.id].status is not o.status for (o, _s) in plan.candidates)
+                           or slots_now != plan.slots_seen)
+                if changed and not final:
+                    raise _Conflict()
+                if changed:
+                    decisions = [(fresh[o.id], v) for o, v in decisions if o.id in fresh and fresh[o.id].is_live]
+                if pending is None:  # the host shares this transaction
+                    host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=new.meta)
+                else:
+                    host_id = pending.host_id
+                    self.bank.close_intent(ns, pending.token)
+                rid, seq = self.bank.next_id(ns)
+                new = replace(new, id=rid, seq=seq, host_id=host_id)
+                slots = {old.slot for old, v in decisions if v.action != "none"}
+                members = {s: self.bank.slot_members(ns, s) for s in slots}
+                commit = plan_commit(new, decisions, members)
+                stored = self.bank.commit(commit, features={self.gate.cache_key: plan.new_feat})
+                t_end = _time.perf_counter()
+                timings = dict(plan.timings)
+                timings.update({"commit_s": t_end - plan.t_end, "total_s": t_end - plan.t0,
+                                "plan_attempts": float(attempt + 1)})
+                trace = WriteTrace(
+                    record_id=stored.id, host_id=host_id, text=new.text, gate=self.gate.name,
+                    candidates=tuple(PairTrace(id=old.id, text=old.text, status=old.status.value, source=src, a=s.a,
+                                               b=s.b, d=s.d, escalate=s.escalate)
+                                     for (old, src), s in zip(plan.candidates, plan.scores)),
+                    judge=plan.calls,
+                    changes=tuple({"action": c.action.value, "old_id": c.old_id} for c in commit.changes),
+                    slot=stored.slot, status=stored.status.value, audit=plan.skip or "audited", timings=timings,
+                )
+                self.bank.save_trace(ns, "write", trace.to_json(), [stored.id, *ids])
+        except _Conflict:
+            raise
+        except BaseException:
+            if pending is None:  # the rollback took the host's rows; its caches must forget them
+                inv = getattr(self.host, "invalidate", None)
+                if inv is not None:
+                    inv(ns)
+            raise
         return AddResult(stored, trace)
+
+    def _undo_host_write(self, pending: "_Pending") -> None:
+        """After a failed write: erase the external host's row written ahead, then close its intent
+        (if the erase fails, the intent stays for :meth:`recover`)."""
+        ns = self.namespace
+        eraser = getattr(self.host, "erase", None)
+        try:
+            if eraser is not None:
+                eraser([pending.host_id], namespace=ns)
+            self.bank.close_intent(ns, pending.token)
+        except Exception as exc:  # noqa: BLE001 - the original error is the one to raise
+            log.warning("could not undo host row %s after a failed write: %s", pending.host_id, exc)
 
     def _map_hits(self, hits: Sequence[HostHit]) -> list[tuple[HostHit, list[Record]]]:
         """Each hit with the bank records behind it: the record written for its host id, or,
