@@ -524,26 +524,62 @@ class StateBank:
 
     # -------------------------------------------------------------------- erase
     def erase(self, namespace: str, ids: Sequence[str]) -> list[str]:
-        """Hard delete records, their links, cached features and every trace that mentions them.
+        """Hard delete records, their links, cached features, every trace that mentions them (by
+        reference or by a copy of their text), and every copy of their text in other records'
+        transition summaries. Call :meth:`compact` afterwards to push the zeroed pages out of the
+        WAL (``secure_delete`` zeroes deleted content in place).
 
         Returns the host ids of the erased records so the caller can erase them in the host.
         """
         ids = list(dict.fromkeys(ids))
         with self._tx() as db:
             rows = self._rows(db, namespace, ids)
+            texts = [r["text"] for r in rows.values() if r["text"]]
             for chunk in _chunks(ids, 400):
                 marks = ",".join("?" * len(chunk))
                 tids = [r[0] for r in db.execute(
                     f"SELECT trace_id FROM bank_trace_refs WHERE namespace=? AND record_id IN ({marks})", (namespace, *chunk))]
-                for tchunk in _chunks(tids, 400):
-                    tm = ",".join("?" * len(tchunk))
-                    db.execute(f"DELETE FROM bank_traces WHERE trace_id IN ({tm})", tchunk)
-                    db.execute(f"DELETE FROM bank_trace_refs WHERE trace_id IN ({tm})", tchunk)
+                self._delete_traces(db, tids)
                 db.execute(f"DELETE FROM bank_records WHERE namespace=? AND id IN ({marks})", (namespace, *chunk))
                 db.execute(f"DELETE FROM bank_links WHERE namespace=? AND (src IN ({marks}) OR dst IN ({marks}))",
                            (namespace, *chunk, *chunk))
                 db.execute(f"DELETE FROM bank_features WHERE namespace=? AND id IN ({marks})", (namespace, *chunk))
+            for text in texts:
+                # traces that copied the text without naming the record (a prompt, an answer, a host row)
+                needles = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]}
+                tids = [r[0] for n in needles for r in db.execute(
+                    "SELECT trace_id FROM bank_traces WHERE namespace=? AND instr(body, ?) > 0", (namespace, n))]
+                self._delete_traces(db, tids)
+            if texts:  # transition summaries of other records that quote an erased record
+                for r in db.execute("SELECT id, transition FROM bank_records WHERE namespace=? AND transition IS NOT NULL",
+                                    (namespace,)).fetchall():
+                    tr = json.loads(r["transition"])
+                    scrubbed = {k: (_scrub(v, texts) if isinstance(v, str) else v) for k, v in tr.items()}
+                    if scrubbed != tr:
+                        db.execute("UPDATE bank_records SET transition=? WHERE namespace=? AND id=?",
+                                   (json.dumps(scrubbed), namespace, r["id"]))
         return [r["host_id"] for r in rows.values() if r["host_id"]]
+
+    @staticmethod
+    def _delete_traces(db: Any, tids: Sequence[int]) -> None:
+        for tchunk in _chunks(list(dict.fromkeys(tids)), 400):
+            tm = ",".join("?" * len(tchunk))
+            db.execute(f"DELETE FROM bank_traces WHERE trace_id IN ({tm})", tchunk)
+            db.execute(f"DELETE FROM bank_trace_refs WHERE trace_id IN ({tm})", tchunk)
+
+    def compact(self, *, vacuum: bool = False) -> bool:
+        """Move committed pages into the database file and truncate the WAL, so deleted text has no
+        copy left in the WAL; with ``vacuum``, rebuild the file too (no free page keeps old bytes).
+        False when another connection kept the WAL from being truncated (then run it again later)."""
+        if self.path == ":memory:":
+            return True
+        with self._lock:
+            if self._db.in_transaction:
+                raise BankError("compact() inside a transaction")
+            if vacuum:
+                self._db.execute("VACUUM")
+            row = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            return row is None or not row[0]
 
     def drop_namespace(self, namespace: str) -> None:
         with self._tx() as db:
@@ -567,6 +603,14 @@ class StateBank:
         except InvariantError as e:
             problems.append(str(e))
         return problems
+
+
+def _scrub(value: str, texts: Sequence[str]) -> str:
+    """``value`` with every erased text in it replaced by ``[erased]``."""
+    for t in texts:
+        if t in value:
+            value = value.replace(t, "[erased]")
+    return value
 
 
 def _pid_alive(pid: int) -> bool:

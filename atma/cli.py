@@ -244,19 +244,23 @@ def cmd_records(args: argparse.Namespace) -> int:
 
 
 def cmd_erase(args: argparse.Namespace) -> int:
+    """Everything is opened and checked before anything is deleted; the erase itself is
+    :meth:`ATMAOverlay.erase` (bank, host, indexes, traces, WAL in one go)."""
     from adapters.builtin import BuiltinHost
+    from atma import ATMAOverlay
     from atma.embed import SentenceTransformerEmbedder
+    from atma.sentry import CosineGate
 
     bank = _bank(args.db)
     bank.require_namespace(args.ns)
     missing = [i for i in args.ids if bank.get(args.ns, i) is None]
     if missing:
         raise CLIError(f"unknown record ids in namespace {args.ns!r}: {', '.join(missing)}")
-    host_ids = bank.erase(args.ns, args.ids)
-    if host_ids:
-        host = BuiltinHost(args.db, embedder=SentenceTransformerEmbedder(args.embedder))
-        host.erase(host_ids, namespace=args.ns)
-    print(f"erased {len(args.ids)} records")
+    embedder = SentenceTransformerEmbedder(args.embedder)  # a missing model fails here, before any delete
+    host = BuiltinHost(args.db, embedder=embedder)  # an embedder mismatch fails here, before any delete
+    ov = ATMAOverlay(host, namespace=args.ns, gate=CosineGate(embedder), bank=bank)
+    ov.erase(args.ids)
+    print(f"erased {len(set(args.ids))} records")
     return 0
 
 

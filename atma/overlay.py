@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from . import controller as ctl
-from .bank import StateBank, check_namespace
+from .bank import BankError, StateBank, check_namespace
 from .judge import (
     JUDGE_SCHEMA,
     MAX_RAW_CHARS,
@@ -608,9 +608,37 @@ class ATMAOverlay:
     def records(self) -> list[Record]:
         return self.bank.records(self.namespace)
 
-    def erase(self, record_ids: Sequence[str]) -> None:
-        """Hard delete from the bank (records, links, features, traces) and from the host."""
-        host_ids = self.bank.erase(self.namespace, record_ids)
+    def erase(self, record_ids: Sequence[str], *, vacuum: bool = True) -> None:
+        """Hard delete from the bank (records, links, features, traces, copies of the text in
+        transition summaries) and from the host (rows, FTS, vectors), then checkpoint the WAL and
+        (``vacuum``) rebuild the file, so no copy of the text is left on disk.
+
+        All or nothing: with a host sharing the bank's file it is one transaction; with another host
+        the host is erased first and the bank second, so an erase that fails half-way is finished by
+        running it again (the ids stay known until the bank forgets them)."""
+        ns = self.namespace
+        ids = list(dict.fromkeys(record_ids))
+        got = self.bank.get_many(ns, ids)
+        unknown = [i for i in ids if i not in got]
+        if unknown:
+            raise BankError(f"unknown record ids in namespace {ns!r}: {', '.join(unknown)}")
+        host_ids = [r.host_id for r in got.values() if r.host_id]
         eraser = getattr(self.host, "erase", None)
-        if host_ids and eraser is not None:
-            eraser(host_ids, namespace=self.namespace)
+        if self.bank.shared:
+            try:
+                with self.bank.unit():
+                    if host_ids and eraser is not None:
+                        eraser(host_ids, namespace=ns)
+                    self.bank.erase(ns, ids)
+            except BaseException:
+                inv = getattr(self.host, "invalidate", None)
+                if inv is not None:
+                    inv(ns)
+                raise
+        else:
+            if host_ids and eraser is not None:
+                eraser(host_ids, namespace=ns)
+            self.bank.erase(ns, ids)
+        if not self.bank.compact(vacuum=vacuum):
+            log.warning("erase: another connection kept the WAL from being truncated; the erased text may "
+                        "remain in %s-wal until the next checkpoint", self.bank.path)
