@@ -502,13 +502,24 @@ class StateBank:
         return out
 
     # ------------------------------------------------------------------- traces
-    def save_trace(self, namespace: str, kind: str, body: Mapping[str, Any], record_ids: Iterable[str]) -> int:
+    def save_trace(self, namespace: str, kind: str, body: Mapping[str, Any], record_ids: Iterable[str], *,
+                   keep: int | None = None) -> int:
+        """Store a trace; ``keep``: None keeps every trace, 0 stores none (returns 0), N keeps the
+        newest N of this namespace and kind (older ones are deleted in the same transaction)."""
+        if keep is not None and keep <= 0:
+            return 0
         with self._tx() as db:
             cur = db.execute("INSERT INTO bank_traces(namespace, kind, created, body) VALUES (?,?,?,?)",
-                             (namespace, kind, datetime.now(timezone.utc).isoformat(), json.dumps(body, default=str)))
+                             (namespace, kind, datetime.now(timezone.utc).isoformat(),
+                              json.dumps(body, default=str, separators=(",", ":"))))
             tid = int(cur.lastrowid)
             db.executemany("INSERT OR IGNORE INTO bank_trace_refs(trace_id, namespace, record_id) VALUES (?,?,?)",
                            [(tid, namespace, rid) for rid in dict.fromkeys(record_ids)])
+            if keep is not None:
+                old = [r[0] for r in db.execute(
+                    "SELECT trace_id FROM bank_traces WHERE namespace=? AND kind=? ORDER BY trace_id DESC LIMIT -1 OFFSET ?",
+                    (namespace, kind, keep))]
+                self._delete_traces(db, old)
         return tid
 
     def traces(self, namespace: str, *, kind: str | None = None, limit: int = 20) -> list[dict[str, Any]]:

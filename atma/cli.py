@@ -216,10 +216,14 @@ def cmd_trace(args: argparse.Namespace) -> int:
             fields = {k: (tuple(v) if isinstance(v, list) else v) for k, v in body.items() if k != "kind"}
             print(QueryTrace(**fields).render())
         else:
-            print(f"record {body['record_id']}: {body['text']}")
+            # stored write traces reference records by id; their text is read from the bank
+            texts = {i: r.text for i, r in bank.get_many(
+                args.ns, [body["record_id"], *(c["id"] for c in body["candidates"])]).items()}
+            print(f"record {body['record_id']}: {body.get('text') or texts.get(body['record_id'], '(erased)')}")
             for c in body["candidates"]:
                 b = "" if c["b"] is None else f" b={c['b']:.2f}"
-                print(f"  candidate {c['id']} ({c['source']}) a={c['a']:.2f}{b} escalate={c['escalate']}: {c['text'][:70]}")
+                text = c.get("text") or texts.get(c["id"], "(erased)")
+                print(f"  candidate {c['id']} ({c['source']}) a={c['a']:.2f}{b} escalate={c['escalate']}: {text[:70]}")
             for j in body["judge"]:
                 print(f"  judge {j['old_id']}: {j['status']}{' (fallback)' if j['fallback'] else ''} -> {j['verdict']['action']}: {j['verdict']['reason']}")
             print(f"  changes: {body['changes'] or 'none'}; status {body['status']}, slot {body['slot']}")

@@ -158,9 +158,15 @@ Examples:
 )
 
 
+#: Longest memory text a Judge prompt carries (a memory is a line or two; a 1 MB paste is cut).
+MAX_PROMPT_TEXT_CHARS = 1000
+
+
 def _fmt(rec_text: str, speaker: str, time: str) -> str:
-    who = f"{speaker}: " if speaker else ""
+    who = f"{speaker[:80]}: " if speaker else ""
     when = f" (at {time})" if time else ""
+    if len(rec_text) > MAX_PROMPT_TEXT_CHARS:
+        rec_text = rec_text[:MAX_PROMPT_TEXT_CHARS] + " …"
     return f"{who}{rec_text}{when}"
 
 

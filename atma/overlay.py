@@ -63,6 +63,8 @@ class OverlayConfig:
     # reconstruction with the 1.5B model; neither wins everywhere (see README).
     packet_order: str = "retrieval"
     prerank: str = "interleave"  # or "bucket" (Eq. 10 literally)
+    # Stored traces kept per namespace and kind: None keeps all, 0 stores none, N keeps the newest N.
+    trace_keep: int | None = None
     controller: ctl.ControllerConfig = field(default_factory=ctl.ControllerConfig)
 
     def to_json(self) -> dict[str, Any]:
@@ -390,7 +392,7 @@ class ATMAOverlay:
                     changes=tuple({"action": c.action.value, "old_id": c.old_id} for c in commit.changes),
                     slot=stored.slot, status=stored.status.value, audit=plan.skip or "audited", timings=timings,
                 )
-                self.bank.save_trace(ns, "write", trace.to_json(), [stored.id, *ids])
+                self.bank.save_trace(ns, "write", trace.to_stored(), [stored.id, *ids], keep=self.config.trace_keep)
         except _Conflict:
             raise
         except BaseException:
@@ -593,7 +595,8 @@ class ATMAOverlay:
                            labelled=tuple(r.to_json() for r in rows), prompt=tuple(dict(m) for m in msgs),
                            answer=text, timings=timings,
                            config={"k": k or self.config.k, "gate": self.gate.name, "llm": getattr(self.llm, "name", "")})
-        self.bank.save_trace(self.namespace, "query", trace.to_json(), [row["id"] for row in part["pool"]])
+        self.bank.save_trace(self.namespace, "query", trace.to_json(), [row["id"] for row in part["pool"]],
+                             keep=self.config.trace_keep)
         return Answer(text, trace, tuple(packet))
 
     def host_answer(self, query: str, *, k: int | None = None) -> tuple[str, list[HostHit]]:
