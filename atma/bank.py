@@ -475,7 +475,7 @@ class StateBank:
                            (namespace, rid, key, np.asarray(vec, dtype=np.float32).tobytes()))
 
     # ------------------------------------------------------------------ intents
-    def open_intent(self, namespace: str, text: str) -> str:
+    def open_intent(self, namespace: str) -> str:
         """Write-ahead record of a host write about to happen (for hosts outside the bank's
         transaction). Holds no text: a token, the writer's pid and, once known, the host id."""
         token = f"{os.getpid()}-{threading.get_ident()}-{time.time_ns()}"

@@ -285,8 +285,12 @@ class ATMAOverlay:
         write the host row, note its id. The intent is closed in the bank commit's transaction;
         one left open (a killed writer) is finished by :meth:`recover` (the host row is erased)."""
         ns = self.namespace
-        token = self.bank.open_intent(ns, new.text)
-        host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=new.meta)
+        token = self.bank.open_intent(ns)
+        try:
+            host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=new.meta)
+        except BaseException:
+            self.bank.close_intent(ns, token)  # nothing (known) was written
+            raise
         self.bank.set_intent_host(ns, token, host_id)
         return _Pending(token=token, host_id=host_id)
 
