@@ -295,7 +295,8 @@ class BuiltinHost:
             conn.execute("PRAGMA synchronous=NORMAL")
             # Freed pages are zeroed, so an erased text does not linger in the file.
             conn.execute("PRAGMA secure_delete=ON")
-            conn.execute("PRAGMA busy_timeout=5000")
+            # Writers on one file wait for each other's short write units instead of failing.
+            conn.execute("PRAGMA busy_timeout=30000")
             with _transaction(conn):
                 # Statement by statement: executescript would commit the open transaction.
                 for stmt in filter(str.strip, _SCHEMA.split(";")):
@@ -329,6 +330,21 @@ class BuiltinHost:
         if self._conn is None:
             raise RuntimeError("BuiltinHost is closed")
         return self._conn
+
+    def shared_sqlite(self) -> tuple[sqlite3.Connection, threading.RLock] | None:
+        """The connection and lock a state bank on the same file may write through, so that an
+        overlay write (host rows, FTS, vectors, bank records, trace) is one SQLite transaction.
+        None for an in-memory host (nothing to share with a separate bank)."""
+        if self.path == ":memory:":
+            return None
+        return self.conn, self._lock
+
+    def invalidate(self, namespace: str) -> None:
+        """Forget cached state of ``namespace`` (dense matrix, FTS table name) after a rolled-back
+        write unit: the rows it added are gone and their row ids may be reused."""
+        with self._lock:
+            self._dense.pop(namespace, None)
+            self._fts.pop(namespace, None)
 
     def _check_meta(self, conn: sqlite3.Connection) -> None:
         want = {"schema": SCHEMA_VERSION, "embedder": str(self.embedder.name), "dim": str(self._dim)}
@@ -432,7 +448,7 @@ class BuiltinHost:
             index = self._dense.get(namespace)
             if index is not None:
                 index.remove(set(found))
-            if self.path != ":memory:":
+            if self.path != ":memory:" and not conn.in_transaction:  # inside a unit: its owner checkpoints
                 try:  # move the zeroed pages out of the WAL into the file, best effort
                     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 except sqlite3.OperationalError as exc:
@@ -580,16 +596,30 @@ class BuiltinHost:
 
 
 class _transaction:
-    """``BEGIN IMMEDIATE`` … ``COMMIT`` on an autocommit connection; rollback on error."""
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` on an autocommit connection; rollback on error. Inside a
+    transaction already open on the connection (an overlay write unit sharing it), a savepoint."""
+
+    _n = 0
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self.savepoint = ""
 
     def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
+        if self.conn.in_transaction:
+            _transaction._n += 1
+            self.savepoint = f"host_sp{_transaction._n}"
+            self.conn.execute(f"SAVEPOINT {self.savepoint}")
+        else:
+            self.conn.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, *_: object) -> None:
-        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        if self.savepoint:
+            if exc_type is not None:
+                self.conn.execute(f"ROLLBACK TO {self.savepoint}")
+            self.conn.execute(f"RELEASE {self.savepoint}")
+        else:
+            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
 
 
 def _hit(row: tuple, score: float) -> HostHit:

@@ -18,6 +18,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -36,7 +37,7 @@ from .records import (
     TransitionInfo,
 )
 
-__all__ = ["BankError", "InvariantError", "StateBank", "UnknownNamespace"]
+__all__ = ["BankError", "InvariantError", "StateBank", "UnknownNamespace", "check_namespace"]
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +93,14 @@ CREATE TABLE IF NOT EXISTS bank_trace_refs (
     PRIMARY KEY (trace_id, record_id)
 );
 CREATE INDEX IF NOT EXISTS bank_trace_refs_rec ON bank_trace_refs(namespace, record_id);
+CREATE TABLE IF NOT EXISTS bank_intents (
+    namespace TEXT NOT NULL,
+    token TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    created TEXT NOT NULL,
+    host_id TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (namespace, token)
+);
 """
 
 
@@ -107,6 +116,17 @@ class UnknownNamespace(BankError):
     """The namespace has never been written to."""
 
 
+def check_namespace(namespace: Any, error: type[Exception] = ValueError) -> str:
+    """A namespace is a non-empty string that UTF-8 can encode (no lone surrogates); else ``error``."""
+    if not isinstance(namespace, str) or not namespace:
+        raise error("namespace must be a non-empty string")
+    try:
+        namespace.encode("utf-8")
+    except UnicodeEncodeError:
+        raise error(f"namespace {namespace!r} is not valid text (lone surrogate)") from None
+    return namespace
+
+
 def _iso(t: datetime | None) -> str | None:
     return t.isoformat() if t else None
 
@@ -115,15 +135,47 @@ def _parse_time(s: str | None) -> datetime | None:
     return datetime.fromisoformat(s) if s else None
 
 
-class StateBank:
-    """SQLite-backed state bank. ``path`` may be ``":memory:"`` or a file shared with a host."""
+class _RowConn:
+    """A connection view whose statements return :class:`sqlite3.Row` rows without changing the
+    connection's own ``row_factory`` (the connection may be a host's, shared for one transaction)."""
 
-    def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        cur = self.conn.cursor()
+        cur.row_factory = sqlite3.Row
+        return cur.execute(sql, params)
+
+    def executemany(self, sql: str, seq: Any) -> sqlite3.Cursor:
+        cur = self.conn.cursor()
+        cur.row_factory = sqlite3.Row
+        return cur.executemany(sql, seq)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.conn.in_transaction
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class StateBank:
+    """SQLite-backed state bank. ``path`` may be ``":memory:"`` or a file shared with a host.
+
+    ``connection`` (and its ``lock``): use a connection the bank shares with a host on the same
+    file (see :meth:`share_connection`), so that one :meth:`unit` holds host rows and bank rows in
+    one transaction."""
+
+    def __init__(self, path: str | os.PathLike[str] = ":memory:", *, connection: sqlite3.Connection | None = None,
+                 lock: Any = None) -> None:
         self.path = str(path)
-        self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
-        self._db.row_factory = sqlite3.Row
-        if self.path != ":memory:":
+        self._lock = lock or threading.RLock()
+        self._sp = 0  # savepoint counter
+        self._shared = connection is not None
+        conn = connection or sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        self._db = _RowConn(conn)
+        if self.path != ":memory:" and not self._shared:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=OFF")
@@ -134,10 +186,51 @@ class StateBank:
                 if stmt.strip():
                     self._db.execute(stmt)
 
+    @property
+    def connection(self) -> sqlite3.Connection:
+        return self._db.conn
+
+    @property
+    def shared(self) -> bool:
+        """True when the bank writes through a connection it shares with its host."""
+        return self._shared
+
+    def share_connection(self, connection: sqlite3.Connection, lock: Any) -> None:
+        """Write through ``connection`` (a host's, on the same file) from now on, serialised by
+        ``lock``; the bank's own connection is closed. Then :meth:`unit` makes a host write and a
+        bank commit one SQLite transaction."""
+        with self._lock:
+            if self._db.in_transaction:
+                raise BankError("cannot switch connections inside a transaction")
+            if not self._shared:
+                self._db.close()
+            self._db = _RowConn(connection)
+            self._lock = lock
+            self._shared = True
+            self._db.execute("PRAGMA secure_delete=ON")
+            with self._tx():
+                for stmt in _SCHEMA.split(";"):
+                    if stmt.strip():
+                        self._db.execute(stmt)
+
     # ----------------------------------------------------------------- plumbing
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _tx(self) -> Iterator[_RowConn]:
+        """One transaction; inside an open one (a :meth:`unit`), a savepoint of it."""
         with self._lock:
+            if self._db.in_transaction:
+                self._sp += 1
+                name = f"bank_sp{self._sp}"
+                self._db.execute(f"SAVEPOINT {name}")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute(f"ROLLBACK TO {name}")
+                    self._db.execute(f"RELEASE {name}")
+                    raise
+                else:
+                    self._db.execute(f"RELEASE {name}")
+                return
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield self._db
@@ -147,9 +240,18 @@ class StateBank:
             else:
                 self._db.execute("COMMIT")
 
+    @contextmanager
+    def unit(self) -> Iterator[None]:
+        """One write transaction (``BEGIN IMMEDIATE``: the file's write lock is taken first, so
+        what is read inside is what the commit applies to). Everything written inside, by the
+        bank or by a host sharing the connection, commits together or not at all."""
+        with self._tx():
+            yield
+
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            if not self._shared:  # a shared connection belongs to the host
+                self._db.close()
 
     def __enter__(self) -> "StateBank":
         return self
@@ -170,8 +272,7 @@ class StateBank:
             raise UnknownNamespace(f"unknown namespace {namespace!r} (known: {known})")
 
     def ensure_namespace(self, namespace: str) -> None:
-        if not namespace or not isinstance(namespace, str):
-            raise BankError("namespace must be a non-empty string")
+        check_namespace(namespace, BankError)
         with self._tx() as db:
             db.execute("INSERT OR IGNORE INTO bank_namespaces(name, created) VALUES (?, ?)",
                        (namespace, datetime.now(timezone.utc).isoformat()))
@@ -244,10 +345,11 @@ class StateBank:
     def count(self, namespace: str) -> int:
         return self._db.execute("SELECT COUNT(*) FROM bank_records WHERE namespace=?", (namespace,)).fetchone()[0]
 
-    def head(self, namespace: str, record_id: str, *, max_hops: int = 16) -> str:
-        """Follow ``superseded_by``/``evolves_to`` links to the live end of a chain."""
+    def head(self, namespace: str, record_id: str) -> str:
+        """Follow ``superseded_by``/``evolves_to`` links to the live end of a chain, however long
+        (chains are acyclic by invariant; a visited set guards against a corrupt file anyway)."""
         cur, seen = record_id, {record_id}
-        for _ in range(max_hops):
+        while True:
             row = self._db.execute(
                 "SELECT dst FROM bank_links WHERE namespace=? AND src=? AND type IN (?, ?) ORDER BY rowid DESC LIMIT 1",
                 (namespace, cur, LinkType.SUPERSEDED_BY.value, LinkType.EVOLVES_TO.value)).fetchone()
@@ -255,7 +357,6 @@ class StateBank:
                 return cur
             cur = row[0]
             seen.add(cur)
-        return cur
 
     # ------------------------------------------------------------------- writes
     def commit(self, commit: Commit, *, features: Mapping[str, np.ndarray] | None = None) -> Record:
@@ -373,14 +474,52 @@ class StateBank:
                 db.execute("INSERT OR REPLACE INTO bank_features(namespace, id, key, vec) VALUES (?,?,?,?)",
                            (namespace, rid, key, np.asarray(vec, dtype=np.float32).tobytes()))
 
+    # ------------------------------------------------------------------ intents
+    def open_intent(self, namespace: str) -> str:
+        """Write-ahead record of a host write about to happen (for hosts outside the bank's
+        transaction). Holds no text: a token, the writer's pid and, once known, the host id."""
+        token = f"{os.getpid()}-{threading.get_ident()}-{time.time_ns()}"
+        with self._tx() as db:
+            db.execute("INSERT INTO bank_intents(namespace, token, pid, created) VALUES (?,?,?,?)",
+                       (namespace, token, os.getpid(), datetime.now(timezone.utc).isoformat()))
+        return token
+
+    def set_intent_host(self, namespace: str, token: str, host_id: str) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE bank_intents SET host_id=? WHERE namespace=? AND token=?", (host_id, namespace, token))
+
+    def close_intent(self, namespace: str, token: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM bank_intents WHERE namespace=? AND token=?", (namespace, token))
+
+    def stale_intents(self, namespace: str) -> list[tuple[str, str]]:
+        """``(token, host_id)`` of open intents whose writer process is gone (this machine's pids)."""
+        out = []
+        for token, pid, host_id in self._db.execute(
+                "SELECT token, pid, host_id FROM bank_intents WHERE namespace=? ORDER BY created", (namespace,)):
+            if pid != os.getpid() and not _pid_alive(pid):
+                out.append((token, host_id))
+        return out
+
     # ------------------------------------------------------------------- traces
-    def save_trace(self, namespace: str, kind: str, body: Mapping[str, Any], record_ids: Iterable[str]) -> int:
+    def save_trace(self, namespace: str, kind: str, body: Mapping[str, Any], record_ids: Iterable[str], *,
+                   keep: int | None = None) -> int:
+        """Store a trace; ``keep``: None keeps every trace, 0 stores none (returns 0), N keeps the
+        newest N of this namespace and kind (older ones are deleted in the same transaction)."""
+        if keep is not None and keep <= 0:
+            return 0
         with self._tx() as db:
             cur = db.execute("INSERT INTO bank_traces(namespace, kind, created, body) VALUES (?,?,?,?)",
-                             (namespace, kind, datetime.now(timezone.utc).isoformat(), json.dumps(body, default=str)))
+                             (namespace, kind, datetime.now(timezone.utc).isoformat(),
+                              json.dumps(body, default=str, separators=(",", ":"))))
             tid = int(cur.lastrowid)
             db.executemany("INSERT OR IGNORE INTO bank_trace_refs(trace_id, namespace, record_id) VALUES (?,?,?)",
                            [(tid, namespace, rid) for rid in dict.fromkeys(record_ids)])
+            if keep is not None:
+                old = [r[0] for r in db.execute(
+                    "SELECT trace_id FROM bank_traces WHERE namespace=? AND kind=? ORDER BY trace_id DESC LIMIT -1 OFFSET ?",
+                    (namespace, kind, keep))]
+                self._delete_traces(db, old)
         return tid
 
     def traces(self, namespace: str, *, kind: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
@@ -396,26 +535,62 @@ class StateBank:
 
     # -------------------------------------------------------------------- erase
     def erase(self, namespace: str, ids: Sequence[str]) -> list[str]:
-        """Hard delete records, their links, cached features and every trace that mentions them.
+        """Hard delete records, their links, cached features, every trace that mentions them (by
+        reference or by a copy of their text), and every copy of their text in other records'
+        transition summaries. Call :meth:`compact` afterwards to push the zeroed pages out of the
+        WAL (``secure_delete`` zeroes deleted content in place).
 
         Returns the host ids of the erased records so the caller can erase them in the host.
         """
         ids = list(dict.fromkeys(ids))
         with self._tx() as db:
             rows = self._rows(db, namespace, ids)
+            texts = [r["text"] for r in rows.values() if r["text"]]
             for chunk in _chunks(ids, 400):
                 marks = ",".join("?" * len(chunk))
                 tids = [r[0] for r in db.execute(
                     f"SELECT trace_id FROM bank_trace_refs WHERE namespace=? AND record_id IN ({marks})", (namespace, *chunk))]
-                for tchunk in _chunks(tids, 400):
-                    tm = ",".join("?" * len(tchunk))
-                    db.execute(f"DELETE FROM bank_traces WHERE trace_id IN ({tm})", tchunk)
-                    db.execute(f"DELETE FROM bank_trace_refs WHERE trace_id IN ({tm})", tchunk)
+                self._delete_traces(db, tids)
                 db.execute(f"DELETE FROM bank_records WHERE namespace=? AND id IN ({marks})", (namespace, *chunk))
                 db.execute(f"DELETE FROM bank_links WHERE namespace=? AND (src IN ({marks}) OR dst IN ({marks}))",
                            (namespace, *chunk, *chunk))
                 db.execute(f"DELETE FROM bank_features WHERE namespace=? AND id IN ({marks})", (namespace, *chunk))
+            for text in texts:
+                # traces that copied the text without naming the record (a prompt, an answer, a host row)
+                needles = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]}
+                tids = [r[0] for n in needles for r in db.execute(
+                    "SELECT trace_id FROM bank_traces WHERE namespace=? AND instr(body, ?) > 0", (namespace, n))]
+                self._delete_traces(db, tids)
+            if texts:  # transition summaries of other records that quote an erased record
+                for r in db.execute("SELECT id, transition FROM bank_records WHERE namespace=? AND transition IS NOT NULL",
+                                    (namespace,)).fetchall():
+                    tr = json.loads(r["transition"])
+                    scrubbed = {k: (_scrub(v, texts) if isinstance(v, str) else v) for k, v in tr.items()}
+                    if scrubbed != tr:
+                        db.execute("UPDATE bank_records SET transition=? WHERE namespace=? AND id=?",
+                                   (json.dumps(scrubbed), namespace, r["id"]))
         return [r["host_id"] for r in rows.values() if r["host_id"]]
+
+    @staticmethod
+    def _delete_traces(db: Any, tids: Sequence[int]) -> None:
+        for tchunk in _chunks(list(dict.fromkeys(tids)), 400):
+            tm = ",".join("?" * len(tchunk))
+            db.execute(f"DELETE FROM bank_traces WHERE trace_id IN ({tm})", tchunk)
+            db.execute(f"DELETE FROM bank_trace_refs WHERE trace_id IN ({tm})", tchunk)
+
+    def compact(self, *, vacuum: bool = False) -> bool:
+        """Move committed pages into the database file and truncate the WAL, so deleted text has no
+        copy left in the WAL; with ``vacuum``, rebuild the file too (no free page keeps old bytes).
+        False when another connection kept the WAL from being truncated (then run it again later)."""
+        if self.path == ":memory:":
+            return True
+        with self._lock:
+            if self._db.in_transaction:
+                raise BankError("compact() inside a transaction")
+            if vacuum:
+                self._db.execute("VACUUM")
+            row = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            return row is None or not row[0]
 
     def drop_namespace(self, namespace: str) -> None:
         with self._tx() as db:
@@ -439,6 +614,24 @@ class StateBank:
         except InvariantError as e:
             problems.append(str(e))
         return problems
+
+
+def _scrub(value: str, texts: Sequence[str]) -> str:
+    """``value`` with every erased text in it replaced by ``[erased]``."""
+    for t in texts:
+        if t in value:
+            value = value.replace(t, "[erased]")
+    return value
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def _chunks(items: Sequence[Any], n: int) -> Iterator[Sequence[Any]]:

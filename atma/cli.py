@@ -82,6 +82,36 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _valid_text(what: str, value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        i = next((i for i, ch in enumerate(value) if 0xD800 <= ord(ch) <= 0xDFFF), -1)
+        raise CLIError(f"{what} is not valid text (lone surrogate at position {i})") from None
+    return value
+
+
+def _validate(args: argparse.Namespace) -> None:
+    """Every argument checked before any file is opened or created."""
+    if hasattr(args, "ns"):
+        if not args.ns.strip():
+            raise CLIError("--ns must be a non-empty namespace")
+        _valid_text("--ns", args.ns)
+    for what in ("speaker", "question", "time"):
+        value = getattr(args, what, None)
+        if isinstance(value, str):
+            _valid_text(f"--{what}" if what != "question" else "question", value)
+    if getattr(args, "text", None) not in (None, "-"):
+        _valid_text("event text", args.text)
+    for i in getattr(args, "ids", None) or ():
+        _valid_text("record id", i)
+    if args.cmd == "trace" and args.last < 1:
+        raise CLIError("--last must be at least 1")
+    if args.cmd == "ask" and args.k < 1:
+        raise CLIError("--k must be at least 1")
+    _valid_text("--db", args.db)
+
+
 def _open_existing(db: str) -> None:
     path = Path(db)
     if not path.exists():
@@ -137,6 +167,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
     if not text.strip():
         raise CLIError("empty event text")
+    _valid_text("event text", text)
     parse_time(args.time)  # validate before touching anything
     _check_writable_target(args.db)
     ov = _overlay(args)
@@ -172,7 +203,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     bank = _bank(args.db)
     bank.require_namespace(args.ns)
-    rows = bank.traces(args.ns, kind=args.kind, limit=max(args.last, 1))
+    rows = bank.traces(args.ns, kind=args.kind, limit=args.last)
     if not rows:
         raise CLIError(f"no {args.kind} traces in namespace {args.ns!r}")
     if args.json:
@@ -185,10 +216,14 @@ def cmd_trace(args: argparse.Namespace) -> int:
             fields = {k: (tuple(v) if isinstance(v, list) else v) for k, v in body.items() if k != "kind"}
             print(QueryTrace(**fields).render())
         else:
-            print(f"record {body['record_id']}: {body['text']}")
+            # stored write traces reference records by id; their text is read from the bank
+            texts = {i: r.text for i, r in bank.get_many(
+                args.ns, [body["record_id"], *(c["id"] for c in body["candidates"])]).items()}
+            print(f"record {body['record_id']}: {body.get('text') or texts.get(body['record_id'], '(erased)')}")
             for c in body["candidates"]:
                 b = "" if c["b"] is None else f" b={c['b']:.2f}"
-                print(f"  candidate {c['id']} ({c['source']}) a={c['a']:.2f}{b} escalate={c['escalate']}: {c['text'][:70]}")
+                text = c.get("text") or texts.get(c["id"], "(erased)")
+                print(f"  candidate {c['id']} ({c['source']}) a={c['a']:.2f}{b} escalate={c['escalate']}: {text[:70]}")
             for j in body["judge"]:
                 print(f"  judge {j['old_id']}: {j['status']}{' (fallback)' if j['fallback'] else ''} -> {j['verdict']['action']}: {j['verdict']['reason']}")
             print(f"  changes: {body['changes'] or 'none'}; status {body['status']}, slot {body['slot']}")
@@ -213,19 +248,23 @@ def cmd_records(args: argparse.Namespace) -> int:
 
 
 def cmd_erase(args: argparse.Namespace) -> int:
+    """Everything is opened and checked before anything is deleted; the erase itself is
+    :meth:`ATMAOverlay.erase` (bank, host, indexes, traces, WAL in one go)."""
     from adapters.builtin import BuiltinHost
+    from atma import ATMAOverlay
     from atma.embed import SentenceTransformerEmbedder
+    from atma.sentry import CosineGate
 
     bank = _bank(args.db)
     bank.require_namespace(args.ns)
     missing = [i for i in args.ids if bank.get(args.ns, i) is None]
     if missing:
         raise CLIError(f"unknown record ids in namespace {args.ns!r}: {', '.join(missing)}")
-    host_ids = bank.erase(args.ns, args.ids)
-    if host_ids:
-        host = BuiltinHost(args.db, embedder=SentenceTransformerEmbedder(args.embedder))
-        host.erase(host_ids, namespace=args.ns)
-    print(f"erased {len(args.ids)} records")
+    embedder = SentenceTransformerEmbedder(args.embedder)  # a missing model fails here, before any delete
+    host = BuiltinHost(args.db, embedder=embedder)  # an embedder mismatch fails here, before any delete
+    ov = ATMAOverlay(host, namespace=args.ns, gate=CosineGate(embedder), bank=bank)
+    ov.erase(args.ids)
+    print(f"erased {len(set(args.ids))} records")
     return 0
 
 
@@ -243,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     handler = {"add": cmd_add, "ask": cmd_ask, "trace": cmd_trace, "namespaces": cmd_namespaces,
                "records": cmd_records, "erase": cmd_erase}[args.cmd]
-    return _guard(lambda: handler(args))
+    return _guard(lambda: (_validate(args), handler(args))[1])
 
 
 def _guard(fn: Any) -> int:

@@ -14,7 +14,7 @@ from typing import Any, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .judge import strip_fence
+from .judge import MAX_RAW_CHARS, load_reply, validation_error
 from .packet import Candidate
 from .profiler import QueryProfile
 from .protocols import Message
@@ -164,7 +164,9 @@ class ControllerResult:
     """What the controller did, for the trace. ``selected`` holds record ids in controller order."""
 
     mode: str
-    status: str  # off | ok | invalid_json | schema_error | no_valid_ids | fallback_recommended | timeout | error
+    # off | ok | invalid_json | schema_error | not_text | too_long | too_deep | empty | no_valid_ids |
+    # fallback_recommended | timeout | error
+    status: str
     applied: bool
     selected: tuple[str, ...] = ()
     dropped: tuple[str, ...] = ()
@@ -182,19 +184,21 @@ class ControllerResult:
                 "latency_s": round(self.latency_s, 4)}
 
 
-def parse_controller(text: str, pool: Sequence[Candidate], k: int, cfg: ControllerConfig) -> ControllerResult:
-    """Parse and bound a controller reply. Ids the controller was not shown are dropped."""
-    body = strip_fence(text)
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as e:
-        return ControllerResult(cfg.mode, "invalid_json", False, raw=text, error=f"{e.msg} at char {e.pos}")
+def parse_controller(text: Any, pool: Sequence[Candidate], k: int, cfg: ControllerConfig) -> ControllerResult:
+    """Parse and bound a controller reply. Ids the controller was not shown are dropped.
+    Never raises: a reply that is not text, too long, too deeply nested, not JSON or off-schema
+    leaves the pre-rank in place, with the reason as the status. The trace keeps at most
+    ``MAX_RAW_CHARS`` of the reply."""
+    raw = text[:MAX_RAW_CHARS] if isinstance(text, str) else ""
+    data, status, error = load_reply(text)
+    if status != "ok":
+        return ControllerResult(cfg.mode, status, False, raw=raw, error=error)
     try:
         out = ControllerOutput.model_validate(data)
     except ValidationError as e:
-        first = e.errors()[0]
-        return ControllerResult(cfg.mode, "schema_error", False, raw=text,
-                                error=f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}")
+        return ControllerResult(cfg.mode, "schema_error", False, raw=raw, error=validation_error(e, "output"))
+    except Exception as e:  # noqa: BLE001 - hostile content must not reach the caller
+        return ControllerResult(cfg.mode, "schema_error", False, raw=raw, error=f"output: {type(e).__name__}")
     aliases = dict(shortlist(pool, cfg))
     picks = sorted(out.selected, key=lambda s: s.rank)
     valid: list[str] = []
@@ -213,4 +217,4 @@ def parse_controller(text: str, pool: Sequence[Candidate], k: int, cfg: Controll
         status = "fallback_recommended"
     applied = cfg.mode == "online" and status == "ok"
     return ControllerResult(cfg.mode, status, applied, selected=tuple(valid), dropped=tuple(dropped),
-                            output=out.model_dump(), raw=text)
+                            output=out.model_dump(), raw=raw)

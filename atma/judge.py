@@ -24,7 +24,9 @@ __all__ = [
     "Verdict",
     "fallback_verdict",
     "judge_messages",
+    "load_reply",
     "parse_verdict",
+    "strip_fence",
     "plan_commit",
     "admission",
     "pair_prefilter",
@@ -156,9 +158,15 @@ Examples:
 )
 
 
+#: Longest memory text a Judge prompt carries (a memory is a line or two; a 1 MB paste is cut).
+MAX_PROMPT_TEXT_CHARS = 1000
+
+
 def _fmt(rec_text: str, speaker: str, time: str) -> str:
-    who = f"{speaker}: " if speaker else ""
+    who = f"{speaker[:80]}: " if speaker else ""
     when = f" (at {time})" if time else ""
+    if len(rec_text) > MAX_PROMPT_TEXT_CHARS:
+        rec_text = rec_text[:MAX_PROMPT_TEXT_CHARS] + " …"
     return f"{who}{rec_text}{when}"
 
 
@@ -181,35 +189,119 @@ def judge_messages(old: Record, new: Record, score: GateScore | None = None) -> 
 @dataclass(frozen=True)
 class JudgeParse:
     verdict: Verdict | None
-    status: str  # "ok" | "invalid_json" | "schema_error" | "empty"
+    status: str  # "ok" | "invalid_json" | "schema_error" | "empty" | "not_text" | "too_long" | "too_deep"
     error: str = ""
 
 
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+#: A model reply longer than this (after trimming surrounding whitespace) is rejected before any
+#: regex or JSON parsing: a verdict is a few hundred characters, a controller reply under 2 KB.
+MAX_REPLY_CHARS = 8192
+#: Deepest ``[``/``{`` nesting accepted; deeper replies are rejected by a linear scan before ``json.loads``.
+MAX_JSON_DEPTH = 20
+#: How much of a rejected or accepted reply a trace keeps.
+MAX_RAW_CHARS = 2000
 
 
-def strip_fence(text: str) -> str:
-    """The reply with a surrounding ```json fence removed (small models add one)."""
-    return _FENCE.sub("", text or "").strip()
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name}")
 
 
-def parse_verdict(text: str) -> JudgeParse:
-    """Strictly parse a Judge reply (one JSON object; a ```json fence is tolerated)."""
-    body = strip_fence(text)
+def strip_fence(text: Any) -> str:
+    """The reply with a surrounding ```json fence removed (small models add one).
+
+    Linear in the reply's length (no regex over whitespace runs); anything that is not a
+    string reads as empty."""
+    if not isinstance(text, str):
+        return ""
+    body = text.strip()
+    if body.startswith("```"):
+        body = body[3:]
+        if body[:4].lower() == "json":
+            body = body[4:]
+        body = body.lstrip()
+    if body.endswith("```"):
+        body = body[:-3].rstrip()
+    return body
+
+
+def json_depth(body: str, limit: int = MAX_JSON_DEPTH) -> int:
+    """Deepest bracket nesting of a JSON text outside strings, one linear pass; stops counting
+    (returns ``limit + 1``) as soon as ``limit`` is exceeded."""
+    depth = deepest = 0
+    in_str = esc = False
+    for ch in body:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    return deepest
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def load_reply(text: Any) -> tuple[Any, str, str]:
+    """Defensively decode a model's JSON reply: ``(data, status, error)``; ``status`` is ``ok``
+    or why it was rejected (``not_text``, ``empty``, ``too_long``, ``too_deep``, ``invalid_json``).
+    Bounded work whatever the reply: type check, length cap, linear depth scan, then ``json.loads``
+    (non-finite numbers and oversized integers are rejected too). Never raises."""
+    if not isinstance(text, str):
+        return None, "not_text", f"reply is {type(text).__name__}, not text"
+    body = text.strip()
+    if len(body) > MAX_REPLY_CHARS:
+        return None, "too_long", f"reply of {len(body)} characters exceeds {MAX_REPLY_CHARS}"
+    body = strip_fence(body)
     if not body:
-        return JudgeParse(None, "empty", "empty reply")
+        return None, "empty", "empty reply"
+    if json_depth(body) > MAX_JSON_DEPTH:
+        return None, "too_deep", f"JSON nested deeper than {MAX_JSON_DEPTH}"
     try:
-        data = json.loads(body)
+        return json.loads(body, parse_constant=_reject_constant), "ok", ""
     except json.JSONDecodeError as e:
-        return JudgeParse(None, "invalid_json", f"{e.msg} at char {e.pos}")
+        return None, "invalid_json", f"{e.msg} at char {e.pos}"
+    except (ValueError, RecursionError, MemoryError) as e:  # int digits limit, NaN, surrogates
+        return None, "invalid_json", _clip(f"{type(e).__name__}: {e}", 300)
+
+
+def _clip(s: str, n: int) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def validation_error(e: Exception, default_loc: str) -> str:
+    """One short line for a pydantic (or other) validation failure."""
+    try:
+        first = e.errors()[0]  # type: ignore[attr-defined]
+        loc = ".".join(str(p) for p in first["loc"]) or default_loc
+        return _clip(f"{_clip(loc, 80)}: {first['msg']}", 300)
+    except Exception:  # noqa: BLE001 - a message is only for the trace
+        return _clip(f"{default_loc}: {type(e).__name__}", 300)
+
+
+def parse_verdict(text: Any) -> JudgeParse:
+    """Strictly parse a Judge reply (one JSON object; a ```json fence is tolerated). Never raises:
+    any reply that is not text, too long, too deeply nested, not JSON or off-schema is rejected
+    with its reason, and the caller uses :func:`fallback_verdict`."""
+    data, status, error = load_reply(text)
+    if status != "ok":
+        return JudgeParse(None, status, error)
     if not isinstance(data, dict):
         return JudgeParse(None, "schema_error", "reply is not a JSON object")
     try:
         return JudgeParse(Verdict.model_validate(data), "ok")
     except ValidationError as e:
-        first = e.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "verdict"
-        return JudgeParse(None, "schema_error", f"{loc}: {first['msg']}")
+        return JudgeParse(None, "schema_error", validation_error(e, "verdict"))
+    except Exception as e:  # noqa: BLE001 - hostile content must not reach the caller
+        return JudgeParse(None, "schema_error", _clip(f"verdict: {type(e).__name__}", 300))
 
 
 _CHANGE = re.compile(

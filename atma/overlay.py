@@ -8,6 +8,7 @@ optional controller -> TopK -> labelled packet -> state-conditioned QA.
 from __future__ import annotations
 
 import logging
+import os
 import time as _time
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
@@ -16,9 +17,10 @@ from typing import Any, Literal, Mapping, Sequence
 import numpy as np
 
 from . import controller as ctl
-from .bank import StateBank
+from .bank import BankError, StateBank, check_namespace
 from .judge import (
     JUDGE_SCHEMA,
+    MAX_RAW_CHARS,
     Verdict,
     admission,
     fallback_verdict,
@@ -78,6 +80,8 @@ class OverlayConfig:
     # Prompt budget in tokens; None: the answer model's context (``context_tokens`` or
     # ``config.n_ctx``), else 4096.
     context_tokens: int | None = None
+    # Stored traces kept per namespace and kind: None keeps all, 0 stores none, N keeps the newest N.
+    trace_keep: int | None = None
     controller: ctl.ControllerConfig = field(default_factory=ctl.ControllerConfig)
 
     def __post_init__(self) -> None:
@@ -153,6 +157,100 @@ def parse_time(value: datetime | str | None) -> datetime | None:
     raise ValueError(f"malformed time {value!r}: use ISO 8601, e.g. 2024-06-02T10:00")
 
 
+#: Plans per write: when another writer changes the state a plan relied on, the write is planned again.
+MAX_PLAN_ATTEMPTS = 3
+
+
+class _Conflict(Exception):
+    """Another writer changed a record or slot this write was planned against."""
+
+
+@dataclass(frozen=True)
+class _Pending:
+    token: str
+    host_id: str
+
+
+@dataclass(frozen=True)
+class _WritePlan:
+    new: Record
+    new_feat: np.ndarray
+    candidates: list[tuple[Record, str]]
+    scores: list[GateScore]
+    decisions: list[tuple[Record, Verdict]]
+    calls: tuple[JudgeCall, ...]
+    skip: str | None
+    slots_seen: dict[str, tuple[tuple[str, str], ...]]
+    timings: dict[str, float]
+    t_end: float
+    t0: float
+
+
+def _members_key(members: Sequence[Record]) -> tuple[tuple[str, str], ...]:
+    return tuple((m.id, m.status.value) for m in members)
+
+
+def _shared_sqlite(host: Any) -> Any:
+    fn = getattr(host, "shared_sqlite", None)
+    try:
+        return fn() if fn is not None else None
+    except Exception:  # noqa: BLE001 - a host that cannot share writes on its own
+        return None
+
+
+def _same_file(a: Any, b: Any) -> bool:
+    if not isinstance(a, str) or not isinstance(b, str) or ":memory:" in (a, b):
+        return False
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _check_text(what: str, value: Any) -> None:
+    """Refuse text that cannot be stored (not a string, or a lone surrogate UTF-8 cannot encode)."""
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be a string")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{what} is not valid text (lone surrogate at position {_surrogate_at(value)})") from None
+
+
+def _surrogate_at(value: str) -> int:
+    return next((i for i, ch in enumerate(value) if 0xD800 <= ord(ch) <= 0xDFFF), -1)
+
+
+def _why(e: BaseException) -> str:
+    """One short line naming an exception, even when its ``__str__`` misbehaves."""
+    try:
+        msg = str(e)
+    except Exception:  # noqa: BLE001
+        msg = "<unprintable>"
+    line = f"{type(e).__name__}: {msg}" if not isinstance(e, LLMError) else msg
+    return line[:300]
+
+
+def _failure_status(e: BaseException) -> str:
+    if isinstance(e, TimeoutError) or (isinstance(e, LLMError) and e.kind == "timeout"):
+        return "timeout"
+    return "error"
+
+
+def _reply_text(comp: Any) -> tuple[Any, float, int, int]:
+    """``(text, latency_s, prompt_tokens, completion_tokens)`` of whatever an LLM object returned;
+    fields that are missing or not numbers read as 0, ``text`` is returned as is (the parser
+    rejects what is not a string)."""
+    def num(x: Any, kind: type) -> Any:
+        return kind(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and x == x and abs(x) != float("inf") else kind(0)
+    try:
+        text = getattr(comp, "text", None)
+        return (text, num(getattr(comp, "latency_s", 0.0), float), num(getattr(comp, "prompt_tokens", 0), int),
+                num(getattr(comp, "completion_tokens", 0), int))
+    except Exception:  # noqa: BLE001 - a hostile reply object
+        return None, 0.0, 0, 0
+
+
 class ATMAOverlay:
     """Wraps a host memory system with a state bank, state-aware retrieval and labelled QA.
 
@@ -175,18 +273,25 @@ class ATMAOverlay:
         bank: StateBank | None = None,
         config: OverlayConfig | None = None,
     ) -> None:
-        if not namespace or not isinstance(namespace, str):
-            raise ValueError("namespace must be a non-empty string")
+        check_namespace(namespace)  # refused at once, before any store is touched
         self.host = host
         self.namespace = namespace
         self.llm = llm
         self.judge_llm = judge_llm or llm
         self.controller_llm = controller_llm or llm
         self.config = config or OverlayConfig()
+        path = getattr(host, "path", None)
+        share = _shared_sqlite(host)
         if bank is None:
-            path = getattr(host, "path", None)
-            bank = StateBank(path if isinstance(path, str) and path else ":memory:")
+            if share is not None:  # one file, one connection: a write is one transaction
+                bank = StateBank(path, connection=share[0], lock=share[1])
+            else:
+                bank = StateBank(path if isinstance(path, str) and path else ":memory:")
+        elif share is not None and not bank.shared and _same_file(bank.path, path):
+            bank.share_connection(*share)
         self.bank = bank
+        if not bank.shared:
+            self.recover()
         if gate is None:
             from .sentry import default_gate
 
@@ -203,10 +308,66 @@ class ATMAOverlay:
         """Store one event in the host and commit its state relations to the bank."""
         if not isinstance(text, str) or not text.strip():
             raise ValueError("text must be a non-empty string")
+        _check_text("text", text)
+        _check_text("speaker", speaker)
         when = parse_time(time)
+        meta = dict(meta or {})
+        last = MAX_PLAN_ATTEMPTS - 1
+        pending: _Pending | None = None  # an external host's row, written ahead of the bank commit
+        try:
+            for attempt in range(MAX_PLAN_ATTEMPTS):
+                plan = self._plan(text, when, speaker, meta)
+                if not self.bank.shared and pending is None:
+                    pending = self._host_write_ahead(plan.new)
+                try:
+                    return self._apply(plan, attempt=attempt, final=attempt == last, pending=pending)
+                except _Conflict:
+                    log.info("another writer changed the state this write was planned against; re-planning")
+        except BaseException:
+            if pending is not None:
+                self._undo_host_write(pending)
+            raise
+        raise AssertionError("unreachable: the final attempt never raises _Conflict")  # pragma: no cover
+
+    def _host_write_ahead(self, new: Record) -> "_Pending":
+        """For a host that does not share the bank's transaction: record the intent in the bank,
+        write the host row, note its id. The intent is closed in the bank commit's transaction;
+        one left open (a killed writer) is finished by :meth:`recover` (the host row is erased)."""
+        ns = self.namespace
+        token = self.bank.open_intent(ns)
+        try:
+            host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=new.meta)
+        except BaseException:
+            self.bank.close_intent(ns, token)  # nothing (known) was written
+            raise
+        self.bank.set_intent_host(ns, token, host_id)
+        return _Pending(token=token, host_id=host_id)
+
+    def recover(self) -> int:
+        """Finish writes a killed process left half done (external hosts only; a host sharing the
+        bank's file needs none): a host row written without its bank commit is erased. Intents of
+        live processes are left alone. Returns how many intents were settled."""
+        ns = self.namespace
+        settled = 0
+        for token, host_id in self.bank.stale_intents(ns):
+            if host_id and not self.bank.by_host_ids(ns, [host_id]):
+                eraser = getattr(self.host, "erase", None)
+                if eraser is None:
+                    log.warning("host row %s of an interrupted write stays: the host cannot erase", host_id)
+                else:
+                    eraser([host_id], namespace=ns)
+            elif not host_id:
+                log.warning("a write was interrupted inside host.add; the host may hold one row the bank "
+                            "does not know (intent %s)", token)
+            self.bank.close_intent(ns, token)
+            settled += 1
+        return settled
+
+    def _plan(self, text: str, when: datetime | None, speaker: str, meta: Mapping[str, Any]) -> "_WritePlan":
+        """Search, gate and Judge for a new event, outside any write lock (model calls are slow).
+        The new record is provisional: its id and host id are given when the plan is applied."""
         ns, cfg = self.namespace, self.config
         t0 = _time.perf_counter()
-
         hits = self.host.search(text, namespace=ns, k=cfg.candidate_k)
         candidates = self._prior_states(hits)
         t_search = _time.perf_counter()
@@ -215,11 +376,7 @@ class ATMAOverlay:
         scores = self._gate_scores(candidates, new_feat)
         t_gate = _time.perf_counter()
 
-        host_id = self.host.add(text, namespace=ns, time=when, speaker=speaker, meta=meta)
-        rid, seq = self.bank.next_id(ns)
-        new = Record(id=rid, seq=seq, namespace=ns, text=text, time=when, speaker=speaker, host_id=host_id,
-                     meta=dict(meta or {}))
-
+        new = Record(id="", seq=0, namespace=ns, text=text, time=when, speaker=speaker, meta=dict(meta))
         skip = admission(text) if cfg.admission else None
         escalated = [] if skip else sorted((p for p in zip(candidates, scores) if p[1].escalate), key=lambda p: -p[1].a)
         if cfg.same_speaker_only:
@@ -235,25 +392,81 @@ class ATMAOverlay:
             decisions.append((old, verdict))
             calls.append(call)
         t_judge = _time.perf_counter()
-
         slots = {old.slot for old, v in decisions if v.action != "none"}
-        members = {s: self.bank.slot_members(ns, s) for s in slots}
-        commit = plan_commit(new, decisions, members)
-        stored = self.bank.commit(commit, features={self.gate.cache_key: new_feat})
-        t_end = _time.perf_counter()
+        seen = {s: _members_key(self.bank.slot_members(ns, s)) for s in slots}
+        return _WritePlan(new=new, new_feat=new_feat, candidates=candidates, scores=scores, decisions=decisions,
+                          calls=tuple(calls), skip=skip, slots_seen=seen,
+                          timings={"search_s": t_search - t0, "gate_s": t_gate - t_search, "judge_s": t_judge - t_gate,
+                                   "judge_llm_s": llm_s}, t_end=t_judge, t0=t0)
 
-        trace = WriteTrace(
-            record_id=stored.id, host_id=host_id, text=text, gate=self.gate.name,
-            candidates=tuple(PairTrace(id=old.id, text=old.text, status=old.status.value, source=src, a=s.a, b=s.b,
-                                       d=s.d, escalate=s.escalate) for (old, src), s in zip(candidates, scores)),
-            judge=tuple(calls),
-            changes=tuple({"action": c.action.value, "old_id": c.old_id} for c in commit.changes),
-            slot=stored.slot, status=stored.status.value, audit=skip or "audited",
-            timings={"search_s": t_search - t0, "gate_s": t_gate - t_search, "judge_s": t_judge - t_gate,
-                     "judge_llm_s": llm_s, "commit_s": t_end - t_judge, "total_s": t_end - t0},
-        )
-        self.bank.save_trace(ns, "write", trace.to_json(), [stored.id, *(old.id for (old, _), _ in zip(candidates, scores))])
+    def _apply(self, plan: "_WritePlan", *, attempt: int, final: bool, pending: "_Pending | None") -> AddResult:
+        """Write a plan as one unit: host row, bank record and links, features and the write trace.
+
+        With a builtin host on the bank's file they share one connection and this is one SQLite
+        transaction (all or nothing, even under SIGKILL). The write lock is taken first
+        (``BEGIN IMMEDIATE``), so the state read here is the state committed against: when another
+        writer changed a record or a slot the plan relied on, :class:`_Conflict` sends the write
+        back to planning; the final attempt instead drops decisions about records no longer live
+        and lets the slot's current members coexist, so the invariants hold without an error."""
+        ns = self.namespace
+        new, decisions = plan.new, plan.decisions
+        try:
+            with self.bank.unit():
+                ids = [old.id for (old, _src) in plan.candidates]
+                fresh = self.bank.get_many(ns, ids)
+                slots_now = {s: _members_key(self.bank.slot_members(ns, s)) for s in plan.slots_seen}
+                changed = (any(fresh.get(o.id) is None or fresh[o.id].status is not o.status for (o, _s) in plan.candidates)
+                           or slots_now != plan.slots_seen)
+                if changed and not final:
+                    raise _Conflict()
+                if changed:
+                    decisions = [(fresh[o.id], v) for o, v in decisions if o.id in fresh and fresh[o.id].is_live]
+                if pending is None:  # the host shares this transaction
+                    host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=new.meta)
+                else:
+                    host_id = pending.host_id
+                    self.bank.close_intent(ns, pending.token)
+                rid, seq = self.bank.next_id(ns)
+                new = replace(new, id=rid, seq=seq, host_id=host_id)
+                slots = {old.slot for old, v in decisions if v.action != "none"}
+                members = {s: self.bank.slot_members(ns, s) for s in slots}
+                commit = plan_commit(new, decisions, members)
+                stored = self.bank.commit(commit, features={self.gate.cache_key: plan.new_feat})
+                t_end = _time.perf_counter()
+                timings = dict(plan.timings)
+                timings.update({"commit_s": t_end - plan.t_end, "total_s": t_end - plan.t0,
+                                "plan_attempts": float(attempt + 1)})
+                trace = WriteTrace(
+                    record_id=stored.id, host_id=host_id, text=new.text, gate=self.gate.name,
+                    candidates=tuple(PairTrace(id=old.id, text=old.text, status=old.status.value, source=src, a=s.a,
+                                               b=s.b, d=s.d, escalate=s.escalate)
+                                     for (old, src), s in zip(plan.candidates, plan.scores)),
+                    judge=plan.calls,
+                    changes=tuple({"action": c.action.value, "old_id": c.old_id} for c in commit.changes),
+                    slot=stored.slot, status=stored.status.value, audit=plan.skip or "audited", timings=timings,
+                )
+                self.bank.save_trace(ns, "write", trace.to_stored(), [stored.id, *ids], keep=self.config.trace_keep)
+        except _Conflict:
+            raise
+        except BaseException:
+            if pending is None:  # the rollback took the host's rows; its caches must forget them
+                inv = getattr(self.host, "invalidate", None)
+                if inv is not None:
+                    inv(ns)
+            raise
         return AddResult(stored, trace)
+
+    def _undo_host_write(self, pending: "_Pending") -> None:
+        """After a failed write: erase the external host's row written ahead, then close its intent
+        (if the erase fails, the intent stays for :meth:`recover`)."""
+        ns = self.namespace
+        eraser = getattr(self.host, "erase", None)
+        try:
+            if eraser is not None:
+                eraser([pending.host_id], namespace=ns)
+            self.bank.close_intent(ns, pending.token)
+        except Exception as exc:  # noqa: BLE001 - the original error is the one to raise
+            log.warning("could not undo host row %s after a failed write: %s", pending.host_id, exc)
 
     def _map_hits(self, hits: Sequence[HostHit]) -> list[tuple[HostHit, list[Record]]]:
         """Each hit with the bank records behind it: the record written for its host id, or,
@@ -320,22 +533,24 @@ class ATMAOverlay:
             return v, JudgeCall(old_id=old.id, status="skipped", verdict=v.model_dump(), fallback=True, error=why)
         msgs = judge_messages(old, new, score)
         t0 = _time.perf_counter()
-        try:
+        try:  # any failure of a user's LLM object (not only LLMError) leaves the decision to the fallback
             comp = self.judge_llm.complete(msgs, max_tokens=cfg.judge_max_tokens, temperature=0.0,
                                            json_schema=JUDGE_SCHEMA, timeout=cfg.judge_timeout_s)
-        except LLMError as e:
-            status = "timeout" if "timed out" in str(e).lower() or "timeout" in str(e).lower() else "error"
+        except Exception as e:  # noqa: BLE001
+            status = _failure_status(e)
             v = fallback_verdict(old, new, score, why=status)
-            return v, JudgeCall(old_id=old.id, status=status, verdict=v.model_dump(), fallback=True, error=str(e)[:300],
+            return v, JudgeCall(old_id=old.id, status=status, verdict=v.model_dump(), fallback=True, error=_why(e),
                                 latency_s=_time.perf_counter() - t0)
-        parsed = parse_verdict(comp.text)
-        latency = comp.latency_s or (_time.perf_counter() - t0)
+        text, latency, _, _ = _reply_text(comp)
+        parsed = parse_verdict(text)
+        latency = latency or (_time.perf_counter() - t0)
+        raw = text[:MAX_RAW_CHARS] if isinstance(text, str) else ""
         if parsed.verdict is None:
             v = fallback_verdict(old, new, score, why=parsed.status)
             return v, JudgeCall(old_id=old.id, status=parsed.status, verdict=v.model_dump(), fallback=True,
-                                raw=comp.text[:2000], error=parsed.error, latency_s=latency)
+                                raw=raw, error=parsed.error, latency_s=latency)
         return parsed.verdict, JudgeCall(old_id=old.id, status="ok", verdict=parsed.verdict.model_dump(), fallback=False,
-                                         raw=comp.text[:2000], latency_s=latency)
+                                         raw=raw, latency_s=latency)
 
     # -------------------------------------------------------------------- read
     def retrieve(self, query: str, *, k: int | None = None) -> tuple[list[Record], dict[str, Any]]:
@@ -429,15 +644,15 @@ class ATMAOverlay:
             return ctl.ControllerResult(cc.mode, "error", False, error="no controller model")
         msgs = ctl.controller_messages(query, prof, pool, k, cc)
         t0 = _time.perf_counter()
-        try:
+        try:  # any failure of a user's LLM object leaves the pre-rank in place
             comp = self.controller_llm.complete(msgs, max_tokens=cc.max_tokens, temperature=cc.temperature,
                                                 json_schema=ctl.CONTROLLER_SCHEMA, timeout=cc.timeout_s)
-        except LLMError as e:
-            status = "timeout" if "timed out" in str(e).lower() or "timeout" in str(e).lower() else "error"
-            return ctl.ControllerResult(cc.mode, status, False, error=str(e)[:300], latency_s=_time.perf_counter() - t0)
-        res = ctl.parse_controller(comp.text, pool, k, cc)
-        return replace(res, latency_s=comp.latency_s or (_time.perf_counter() - t0),
-                       prompt_tokens=comp.prompt_tokens, completion_tokens=comp.completion_tokens)
+        except Exception as e:  # noqa: BLE001
+            return ctl.ControllerResult(cc.mode, _failure_status(e), False, error=_why(e),
+                                        latency_s=_time.perf_counter() - t0)
+        text, latency, ptok, ctok = _reply_text(comp)
+        res = ctl.parse_controller(text, pool, k, cc)
+        return replace(res, latency_s=latency or (_time.perf_counter() - t0), prompt_tokens=ptok, completion_tokens=ctok)
 
     def answer(self, query: str, *, k: int | None = None) -> Answer:
         """Answer from a state-aligned packet; the trace is stored in the bank."""
@@ -463,18 +678,16 @@ class ATMAOverlay:
         shown = fit_packet(packet, lambda recs: build(recs), budget)
         msgs = build(shown)
         t1 = _time.perf_counter()
-        comp, msgs, shown = self._ask(msgs, shown, build)
-        text = comp.text.strip()
-        llm_s = comp.latency_s
+        text, llm_s, msgs, shown = self._ask(msgs, shown, build)
         if cfg.packet_mode == "resolved" and cfg.answer_check:
             chk = check_answer(text, query, view, pairs)
             check = {"first_answer": text, **chk.to_json(), "reasked": False}
             if chk.suspect:
                 keep = [r for r in shown if r.id not in set(chk.drop)] or shown
                 msgs2 = build(keep, chk.hint)
-                comp2, msgs2, keep = self._ask(msgs2, keep, lambda recs: build(recs, chk.hint))
-                llm_s += comp2.latency_s
-                text, msgs, shown = comp2.text.strip(), msgs2, keep
+                text2, llm2_s, msgs2, keep = self._ask(msgs2, keep, lambda recs: build(recs, chk.hint))
+                llm_s += llm2_s
+                text, msgs, shown = text2, msgs2, keep
                 check.update({"reasked": True, "final_answer": text})
         t2 = _time.perf_counter()
         rows = rows_for(shown)
@@ -487,7 +700,8 @@ class ATMAOverlay:
                            answer=text, timings=timings, check=check, sources=dict(part["sources"]),
                            config={"k": k or cfg.k, "gate": self.gate.name, "llm": getattr(self.llm, "name", ""),
                                    "packet_mode": cfg.packet_mode})
-        self.bank.save_trace(self.namespace, "query", trace.to_json(), [row["id"] for row in part["pool"]])
+        self.bank.save_trace(self.namespace, "query", trace.to_json(), [row["id"] for row in part["pool"]],
+                             keep=cfg.trace_keep)
         return Answer(text, trace, tuple(shown))
 
     def _shown_order(self, recs: Sequence[Record], by_event: bool = False) -> list[Record]:
@@ -509,20 +723,26 @@ class ATMAOverlay:
             or getattr(getattr(self.llm, "config", None), "n_ctx", None) or 4096
         return max(int(ctx) - self.config.qa_max_tokens - 64, 256)
 
-    def _ask(self, msgs: list[Any], shown: list[Record], build: Any) -> tuple[Any, list[Any], list[Record]]:
-        """One QA call. A request the model refuses as too long is retried with the
-        lowest-ranked half of the rows dropped, down to none: never an exception."""
+    def _ask(self, msgs: list[Any], shown: list[Record], build: Any) -> tuple[str, float, list[Any], list[Record]]:
+        """One QA call -> (answer, LLM seconds, messages sent, rows shown). A request the
+        model refuses as too long is retried with the lowest-ranked half of the rows
+        dropped, down to none: never an exception. Any other failure of a user's LLM object
+        is one readable LLMError; a reply that is not text answers nothing."""
         cfg = self.config
         while True:
             try:
                 comp = self.llm.complete(msgs, max_tokens=cfg.qa_max_tokens, temperature=0.0, timeout=cfg.qa_timeout_s)
-                return comp, msgs, shown
+                reply, latency, _, _ = _reply_text(comp)
+                # the answer is capped like every stored model reply
+                return (reply.strip()[:MAX_RAW_CHARS] if isinstance(reply, str) else ""), latency, msgs, shown
             except LLMError as e:
                 if not shown or e.kind != "context":
                     raise
                 log.warning("QA prompt over the model's context (%s); retrying with fewer rows", str(e)[:120])
                 shown = shown[: len(shown) // 2]
                 msgs = build(shown)
+            except Exception as e:  # noqa: BLE001 - a user's LLM object failing: one readable error type
+                raise LLMError(f"answer model failed: {_why(e)}") from e
 
     def host_answer(self, query: str, *, k: int | None = None) -> tuple[str, list[HostHit]]:
         """The host alone on the same store: its own top-k rows and its own plain answerer."""
@@ -536,9 +756,37 @@ class ATMAOverlay:
     def records(self) -> list[Record]:
         return self.bank.records(self.namespace)
 
-    def erase(self, record_ids: Sequence[str]) -> None:
-        """Hard delete from the bank (records, links, features, traces) and from the host."""
-        host_ids = self.bank.erase(self.namespace, record_ids)
+    def erase(self, record_ids: Sequence[str], *, vacuum: bool = True) -> None:
+        """Hard delete from the bank (records, links, features, traces, copies of the text in
+        transition summaries) and from the host (rows, FTS, vectors), then checkpoint the WAL and
+        (``vacuum``) rebuild the file, so no copy of the text is left on disk.
+
+        All or nothing: with a host sharing the bank's file it is one transaction; with another host
+        the host is erased first and the bank second, so an erase that fails half-way is finished by
+        running it again (the ids stay known until the bank forgets them)."""
+        ns = self.namespace
+        ids = list(dict.fromkeys(record_ids))
+        got = self.bank.get_many(ns, ids)
+        unknown = [i for i in ids if i not in got]
+        if unknown:
+            raise BankError(f"unknown record ids in namespace {ns!r}: {', '.join(unknown)}")
+        host_ids = [r.host_id for r in got.values() if r.host_id]
         eraser = getattr(self.host, "erase", None)
-        if host_ids and eraser is not None:
-            eraser(host_ids, namespace=self.namespace)
+        if self.bank.shared:
+            try:
+                with self.bank.unit():
+                    if host_ids and eraser is not None:
+                        eraser(host_ids, namespace=ns)
+                    self.bank.erase(ns, ids)
+            except BaseException:
+                inv = getattr(self.host, "invalidate", None)
+                if inv is not None:
+                    inv(ns)
+                raise
+        else:
+            if host_ids and eraser is not None:
+                eraser(host_ids, namespace=ns)
+            self.bank.erase(ns, ids)
+        if not self.bank.compact(vacuum=vacuum):
+            log.warning("erase: another connection kept the WAL from being truncated; the erased text may "
+                        "remain in %s-wal until the next checkpoint", self.bank.path)

@@ -291,18 +291,21 @@ class SentryEncoder:
 
 
 def default_checkpoint_dir() -> Path:
-    """``$ATMA_SENTRY_CHECKPOINT`` if set; else ``checkpoints/sentry`` of the repository this
-    package was imported from (source tree or ``pip install -e .``); else, for a wheel that
-    ships the checkpoint as package data, ``atma/assets/sentry`` inside the package."""
+    """Where the shipped Sentry lives: ``$ATMA_SENTRY_CHECKPOINT`` if set; else the package's own
+    ``atma/assets/sentry`` (weights + ``card.json``; shipped in the wheel as package data, so an
+    installed package needs no repository). Convention: the weights the package loads live in
+    ``atma/assets/<name>/``; ``checkpoints/<name>/`` keeps the card, data and eval files. Only when the
+    package carries no asset (a stripped install) is a repository's ``checkpoints/sentry`` used, e.g.
+    a freshly trained checkpoint written there by ``python -m training.sentry train``."""
     env = os.environ.get("ATMA_SENTRY_CHECKPOINT")
     if env:
         return Path(env)
     here = Path(__file__).resolve().parent
-    repo = here.parent / "checkpoints" / "sentry"
     packaged = here / "assets" / "sentry"
-    if not (repo / CHECKPOINT_FILE).is_file() and (packaged / CHECKPOINT_FILE).is_file():
-        return packaged
-    return repo
+    repo = here.parent / "checkpoints" / "sentry"
+    if not (packaged / CHECKPOINT_FILE).is_file() and (repo / CHECKPOINT_FILE).is_file():
+        return repo
+    return packaged
 
 
 def _checkpoint_file(path: str | Path | None) -> Path:
@@ -450,7 +453,7 @@ class CosineGate:
 
 def load_sentry(path: str | Path | None = None, *, device: str = "cpu",
                 thresholds: Thresholds | None = None, backbone_model=None) -> SentryGate:
-    """The shipped Sentry gate (``checkpoints/sentry/``) or the checkpoint at ``path``
+    """The shipped Sentry gate (``atma/assets/sentry/``) or the checkpoint at ``path``
     (a directory holding ``sentry_best.pt`` or the file itself). ``thresholds`` overrides
     the ones stored in the checkpoint."""
     enc, stored, _meta = load_encoder(path, device=device, backbone_model=backbone_model)
@@ -462,7 +465,7 @@ _DEFAULT_GATES: dict[str, "SentryGate"] = {}
 
 def default_gate(embedder: Any = None) -> "SentryGate | CosineGate":
     """The overlay's gate when none is given: the shipped Sentry checkpoint
-    (``checkpoints/sentry/``; needs torch and the packaged MiniLM, ``atma[embed]``). When
+    (``atma/assets/sentry/``; needs torch and the packaged MiniLM, ``atma[embed]``). When
     those are missing, cosine similarity over ``embedder`` (a warning says so); with no
     embedder either, the ImportError / FileNotFoundError is raised."""
     try:

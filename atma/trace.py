@@ -61,6 +61,17 @@ class WriteTrace:
                 "judge": [j.to_json() for j in self.judge], "changes": list(self.changes), "slot": self.slot,
                 "status": self.status, "timings": self.timings}
 
+    def to_stored(self) -> dict[str, Any]:
+        """The form the bank keeps: records are referenced by id, not copied (their text lives in
+        the bank once; an erased record leaves nothing here), numbers are rounded."""
+        out = self.to_json()
+        out.pop("text")
+        out["candidates"] = [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in c.items() if k != "text"}
+                             for c in out["candidates"]]
+        out["judge"] = [{**j, "latency_s": round(j["latency_s"], 4)} for j in out["judge"]]
+        out["timings"] = {k: round(v, 6) for k, v in self.timings.items()}
+        return out
+
 
 @dataclass(frozen=True, kw_only=True)
 class QueryTrace:

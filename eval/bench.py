@@ -15,6 +15,8 @@ the cues of U units plus F conversation turns, in time order), split into LLM ti
 controller) and non-LLM time (profiling, host search, hops, pre-rank, serialisation).
 ``write``: events/s of ``overlay.add`` on the same events without the LLM Judge (rule only)
 and with it, plus Judge calls per event.
+``storage``: bytes on disk per record written through the overlay (builtin host, cosine gate, rule
+audit; N one-line facts), split by table, and the overhead beyond the text itself.
 Add other benchmarks as further subparsers in :func:`make_parser`.
 """
 
@@ -214,6 +216,70 @@ def bench_write(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+_SUBJECTS = ["home", "job", "car", "phone", "gym", "bank", "dentist", "band", "team", "school"]
+_VALUES = ["Leeds", "York", "Bristol", "a nurse", "a Civic", "a Prius", "a Pixel", "an iPhone", "jazz", "Arsenal",
+           "Bath", "Derby", "chess", "tennis", "padel", "a teacher", "Hull", "Kent", "a bakery", "the hospital"]
+
+
+def bench_storage(args: argparse.Namespace) -> dict[str, Any]:
+    """N one-line facts through ``ATMAOverlay.add`` (rule audit, cosine gate, builtin host), then
+    bytes per record: the file after a WAL checkpoint, split by table (SQLite ``dbstat``)."""
+    import random
+    import sqlite3
+    import tempfile
+
+    from adapters.builtin import BuiltinHost
+    from atma import ATMAOverlay, OverlayConfig
+    from atma.sentry import CosineGate
+
+    if args.embedder == "hash":
+        from atma.testing import HashEmbedder
+
+        embedder: Any = HashEmbedder(384)
+    else:
+        from atma.embed import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder(args.embedder)
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "storage.db")
+        host = BuiltinHost(path, embedder=embedder)
+        ov = ATMAOverlay(host, namespace="bench", gate=CosineGate(embedder),
+                         config=OverlayConfig(use_judge=False, trace_keep=args.trace_keep))
+        text_bytes = 0
+        t0 = time.perf_counter()
+        for i in range(args.records):
+            text = f"My {rng.choice(_SUBJECTS)} is now {rng.choice(_VALUES)}, since week {i}."
+            text_bytes += len(text.encode("utf-8"))
+            ov.add(text, speaker="Dana")
+        write_s = time.perf_counter() - t0
+        ov.bank.compact()
+        db = sqlite3.connect(path)
+        tables: dict[str, int] = {}
+        for name, size in db.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name"):
+            key = name.split("_fts_")[0] + "_fts" if "_fts_" in name else name
+            key = "indexes/internal" if key.startswith("sqlite_") or key.startswith("bank_records_") or \
+                key.startswith("bank_links_") or key.startswith("bank_traces_") or key.startswith("bank_trace_refs_") else key
+            tables[key] = tables.get(key, 0) + int(size)
+        db.close()
+        host.close()
+        file_bytes = Path(path).stat().st_size
+        wal = Path(path + "-wal")
+        wal_bytes = wal.stat().st_size if wal.exists() else 0
+    n = args.records
+    result = {
+        "benchmark": "storage", "records": n, "embedder": getattr(embedder, "name", args.embedder),
+        "dim": int(embedder.dim), "trace_keep": args.trace_keep, "write_s": round(write_s, 1),
+        "file_bytes": file_bytes, "wal_bytes_after_checkpoint": wal_bytes, "text_bytes": text_bytes,
+        "bytes_per_record": round(file_bytes / n), "overhead_bytes_per_record": round((file_bytes - text_bytes) / n),
+        "embedding_bytes_per_copy": int(embedder.dim) * 4,
+        "tables_bytes_per_record": {k: round(v / n) for k, v in sorted(tables.items(), key=lambda kv: -kv[1])},
+    }
+    print(json.dumps(result, indent=1))
+    _dump(args, result)
+    return result
+
+
 def _dump(args: argparse.Namespace, result: dict[str, Any]) -> None:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
@@ -237,6 +303,13 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=13, help="seed of the sampled route calls")
     p.add_argument("--json", default=None, help="write the result here")
     p.set_defaults(func=bench_sentry)
+    p = sub.add_parser("storage", help="bytes on disk per record written through the overlay")
+    p.add_argument("--records", type=int, default=1000, help="one-line facts written")
+    p.add_argument("--embedder", default="minilm", help="minilm (the packaged MiniLM) or hash (no model)")
+    p.add_argument("--trace-keep", type=int, default=None, help="keep the last N traces per kind (default: all)")
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--json", default=None, help="write the result here")
+    p.set_defaults(func=bench_storage)
     from atma.llm.spec import DEFAULT_LLM
 
     for name, fn, help_ in (("answer", bench_answer, "overlay.answer p50/p95, LLM vs non-LLM time"),

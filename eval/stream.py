@@ -439,6 +439,8 @@ def _main(args: argparse.Namespace, comps: Components | None) -> int:
     from .stream_format import load_stream
 
     check_common_args(args)
+    if Path(args.file).is_dir():
+        raise EvalError(f"{args.file} is a directory, not a stream file (JSONL, one scenario a line)")
     if not Path(args.file).is_file():
         raise EvalError(f"stream file not found: {args.file}")
     scenarios = load_stream(args.file)

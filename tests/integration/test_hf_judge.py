@@ -6,7 +6,9 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-pytest.importorskip("transformers")
+pytest.importorskip("transformers", reason="needs the [train] extra: pip install 'atma[train]'")
+# the tiny checkpoint is written through training.judge_config, which needs trl
+pytest.importorskip("trl", reason="needs the [train] extra: pip install 'atma[train]'")
 
 
 @pytest.fixture(scope="module")

@@ -170,3 +170,24 @@ def test_erased_text_leaves_no_bytes_in_the_file(tmp_path):
     b.close()
     for f in tmp_path.iterdir():
         assert b"Zanzibarstrasse" not in f.read_bytes(), f
+
+
+def test_head_follows_a_long_chain_to_its_end():
+    """40 successive updates of one slot: head() reaches the live end, however many hops."""
+    from atma.records import Action, Change, Commit, Record
+
+    b = StateBank()
+    prev = None
+    for i in range(1, 41):
+        rec = Record(id=f"r{i}", seq=i, namespace="u", text=f"home {i}")
+        changes = (Change(action=Action.SUPERSEDE, old_id=prev),) if prev else ()
+        prev = b.commit(Commit(record=rec, changes=changes)).id
+    assert b.head("u", "r1") == "r40" and b.head("u", "r25") == "r40" and b.head("u", "r40") == "r40"
+    assert [r.id for r in b.records("u") if r.status.value == "active"] == ["r40"]
+
+
+def test_bank_refuses_a_lone_surrogate_namespace():
+    from atma.bank import BankError
+
+    with pytest.raises(BankError, match="lone surrogate"):
+        StateBank().ensure_namespace("u\ud800")

@@ -71,3 +71,43 @@ def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as e:
         main(["ask"])
     assert e.value.code == 2
+
+
+# ---------------------------------------------------------------- issue 12, item 7: validate before creating
+
+
+@pytest.mark.parametrize("argv,why", [
+    (["add", "--ns", "", "hello there"], "--ns must be a non-empty namespace"),
+    (["add", "--ns", "u", "bad \udc80 text"], "event text is not valid text"),
+    (["add", "--ns", "u\ud800", "hello there"], "--ns is not valid text"),
+    (["add", "--ns", "u", "--speaker", "D\udc00", "hello there"], "--speaker is not valid text"),
+])
+def test_add_validates_every_argument_before_creating_the_bank(tmp_path, capsys, argv, why):
+    db = tmp_path / "mem.db"
+    code, _, err = run(capsys, "--db", str(db), *argv)
+    assert code == 2 and err.count("\n") == 1 and why in err
+    assert not db.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_trace_last_must_be_positive(tmp_path, capsys):
+    from atma.bank import StateBank
+
+    db = tmp_path / "mem.db"
+    bank = StateBank(db)
+    bank.ensure_namespace("u")
+    bank.save_trace("u", "query", {"query": "q"}, [])
+    bank.close()
+    code, out, err = run(capsys, "--db", str(db), "trace", "--ns", "u", "--last", "-5")
+    assert code == 2 and err.count("\n") == 1 and "--last must be at least 1" in err and out == ""
+
+
+def test_erase_with_empty_namespace_opens_nothing(tmp_path, capsys):
+    db = tmp_path / "mem.db"
+    code, _, err = run(capsys, "--db", str(db), "erase", "--ns", "", "r1")
+    assert code == 2 and "non-empty namespace" in err and not db.exists()
+
+
+def test_eval_stream_directory_is_named_a_directory(tmp_path, capsys):
+    code, _, err = run(capsys, "eval", "stream", str(tmp_path), "--out", str(tmp_path / "out"))
+    assert code == 2 and err.count("\n") == 1
+    assert "is a directory" in err and "not found" not in err

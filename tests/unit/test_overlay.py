@@ -71,7 +71,7 @@ def test_supersede_end_to_end_labels_and_links(mode, past, now_label):
 @pytest.mark.parametrize("reply,status", [
     ("garbage", "invalid_json"),
     (json.dumps({"action": "supersede"}), "schema_error"),
-    (LLMError("timed out after 60s"), "timeout"),
+    (LLMError("timed out after 60s", kind="timeout"), "timeout"),
     (LLMError("connection refused"), "error"),
 ])
 def test_judge_failures_fall_back_to_rule_and_are_traced(reply, status):
@@ -223,3 +223,32 @@ def test_packet_order_rank_by_default_time_on_request():
     ov2, _, _ = make(config=OverlayConfig(packet_mode="labelled", packet_order="time"))
     story(ov2)
     assert [row["id"] for row in ov2.answer("Where do I live now?").trace.labelled] == ["r1", "r2"]  # oldest first
+
+
+def test_forty_updates_of_one_slot_leave_exactly_one_active_record():
+    """The write path reaches the live state through a 40-record chain (head() has no hop cap)."""
+
+    class FirstOnlyHost(InMemoryHost):
+        def search(self, query, *, namespace, k=10):  # the host's only hit is ever the first row
+            return [h for h in super().search(query, namespace=namespace, k=10_000) if h.host_id == "m1"]
+
+    emb = HashEmbedder()
+    llm = ScriptedLLM(route={JUDGE: lambda m: SUPERSEDE, QA: lambda m: "ok"})
+    host = FirstOnlyHost(embedder=emb)
+    ov = ATMAOverlay(host, namespace="u1", llm=llm, gate=CosineGate(emb, threshold=-1.0), config=OverlayConfig())
+    for i in range(40):
+        ov.add(f"I moved home, now I live in town number {i}.", speaker="Dana")
+    active = [r.id for r in ov.records() if r.status is Status.ACTIVE]
+    assert active == ["r40"]
+    assert ov.bank.check_invariants("u1") == []
+
+
+def test_constructor_refuses_a_lone_surrogate_namespace_and_text():
+    emb = HashEmbedder()
+    host = InMemoryHost(embedder=emb)
+    with pytest.raises(ValueError, match="lone surrogate"):
+        ATMAOverlay(host, namespace="u\ud800", gate=CosineGate(emb))
+    ov = ATMAOverlay(host, namespace="u", gate=CosineGate(emb))
+    with pytest.raises(ValueError, match="lone surrogate"):
+        ov.add("I live in \udc80 Leeds now")
+    assert host._items == {} and ov.records() == []

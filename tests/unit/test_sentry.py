@@ -260,17 +260,26 @@ def test_cache_key_follows_finetuned_backbone_weights():
     assert SentryGate(enc).cache_key != k0
 
 
-def test_default_checkpoint_dir_repo_then_packaged(tmp_path, monkeypatch):
+def test_default_checkpoint_dir_is_the_package_asset(tmp_path, monkeypatch):
     import atma.sentry as sentry_mod
 
     monkeypatch.delenv("ATMA_SENTRY_CHECKPOINT", raising=False)
-    assert default_checkpoint_dir() == Path(sentry_mod.__file__).resolve().parent.parent / "checkpoints" / "sentry"
+    pkg_dir = Path(sentry_mod.__file__).resolve().parent
+    # the shipped weights live inside the package, so a wheel install needs no repository
+    assert default_checkpoint_dir() == pkg_dir / "assets" / "sentry"
+    assert (pkg_dir / "assets" / "sentry" / "sentry_best.pt").is_file()
+    assert (pkg_dir / "assets" / "sentry" / "card.json").is_file()
     # an installed wheel: no repo checkout beside the package, checkpoint shipped as package data
     pkg = tmp_path / "site" / "atma"
     (pkg / "assets" / "sentry").mkdir(parents=True)
     (pkg / "assets" / "sentry" / "sentry_best.pt").write_bytes(b"x")
     monkeypatch.setattr(sentry_mod, "__file__", str(pkg / "sentry.py"))
     assert default_checkpoint_dir() == pkg / "assets" / "sentry"
+    # a stripped package beside a repo with a freshly trained checkpoint: the repo's
+    (pkg / "assets" / "sentry" / "sentry_best.pt").unlink()
+    (tmp_path / "site" / "checkpoints" / "sentry").mkdir(parents=True)
+    (tmp_path / "site" / "checkpoints" / "sentry" / "sentry_best.pt").write_bytes(b"x")
+    assert default_checkpoint_dir() == tmp_path / "site" / "checkpoints" / "sentry"
     monkeypatch.setenv("ATMA_SENTRY_CHECKPOINT", str(tmp_path / "elsewhere"))
     assert default_checkpoint_dir() == tmp_path / "elsewhere"
 

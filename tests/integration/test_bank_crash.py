@@ -1,4 +1,6 @@
-"""A writer process killed at random points never leaves a half-applied commit."""
+"""A writer process killed at random points never leaves a half-applied commit.
+
+Integration: it spawns processes and sleeps (a few seconds)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import subprocess
 import sys
 import textwrap
 import time
+
+import pytest
 
 from atma.bank import StateBank
 from atma.records import LinkType, Status
@@ -26,6 +30,7 @@ WRITER = textwrap.dedent(
         if r.status.value == "active":
             heads[r.meta["slot_key"]] = r.id
     i = 0
+    print("ready", flush=True)
     while True:
         key = f"s{rng.randrange(20)}"
         rid, seq = bank.next_id("u")
@@ -40,14 +45,17 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.integration
 def test_killed_writer_leaves_whole_commits(tmp_path):
     path = str(tmp_path / "crash.db")
     rng = random.Random(7)
     env = {**os.environ, "PYTHONPATH": os.getcwd() + os.pathsep + os.environ.get("PYTHONPATH", "")}
     committed_before = 0
     for round_ in range(6):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, path, str(round_)], env=env)
-        time.sleep(0.6 + rng.random() * 0.8)
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, path, str(round_)], env=env, stdout=subprocess.PIPE,
+                                text=True)
+        assert proc.stdout.readline().strip() == "ready"  # imports done: the kill lands among commits, not start-up
+        time.sleep(0.3 + rng.random() * 0.8)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         bank = StateBank(path)
