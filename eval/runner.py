@@ -107,6 +107,7 @@ class Components:
     make_host: Callable[[str, Any, Any], Any]  # (db path, embedder, answerer) -> Host
     gate: Any = None
     judge_llm: Any = None  # offline answer judge (eval), not the audit Judge
+    audit_judge: Any = None  # the overlay's Judge backend (None: the overlay's default, the verdict model)
     overlay_config: Any = None  # atma.OverlayConfig
     manifest: dict[str, Any] = field(default_factory=dict)
 
@@ -242,7 +243,7 @@ def _overlay(host: Any, ns: str, comps: Components, bank: Any) -> Any:
     from atma import ATMAOverlay, OverlayConfig
 
     return ATMAOverlay(host, namespace=ns, llm=comps.llm, gate=comps.gate, embedder=comps.embedder, bank=bank,
-                       config=comps.overlay_config or OverlayConfig())
+                       judge=comps.audit_judge, config=comps.overlay_config or OverlayConfig())
 
 
 class _Store:

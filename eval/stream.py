@@ -66,7 +66,11 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--controller", choices=("off", "online", "shadow"), default="off")
     p.add_argument("--packet-order", choices=("retrieval", "time"), default="retrieval",
                    help="overlay packet rows in rank order (the paper's) or oldest first (default: %(default)s)")
-    p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule, not the LLM Judge")
+    p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule (same as --judge rule)")
+    p.add_argument("--judge", default="verdict",
+                   help="audit Judge for overlay writes: verdict (the packaged verdict model), llm (--llm with the "
+                        "Judge prompt), rule, cascade (verdict model; --llm for uncertain pairs), or a verdict "
+                        "checkpoint (default: %(default)s)")
     p.add_argument("--embedder", default="minilm", help="embedder (default: %(default)s)")
     p.add_argument("--k", type=int, default=5, help="retrieval budget, both rows (default: %(default)s)")
     p.add_argument("--n-ctx", type=int, default=4096, help="llama.cpp context (default: %(default)s)")
@@ -112,6 +116,8 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
         cfg["shared_host"] = True
     if row.overlay:
         cfg.update({"gate": args.gate, "controller": args.controller, "audit_judge": not args.no_audit_judge})
+        if getattr(args, "judge", "verdict") != "llm":  # absent for the LLM Judge, so older run dirs still resume
+            cfg["judge"] = args.judge
         if args.packet_order != "retrieval":  # absent by default, so older run dirs still resume
             cfg["packet_order"] = args.packet_order
     return cfg
@@ -148,12 +154,18 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
         gate = gate_from_spec(args.gate, embedder)
     cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller),
                         packet_order=args.packet_order)
+    audit_judge = None
+    if any(r.overlay for r in rows):
+        from atma.judging import judge_from_spec
+
+        audit_judge = judge_from_spec(getattr(args, "judge", "verdict"), llm=llm)
 
     def make_host(path: str, emb: Any, answerer: Any) -> Any:
         # Hosts that maintain their store with an LLM (insideout, amem, graphiti) always get one.
         return registry_make_host(args.host, path=path, embedder=emb, llm=answerer or llm)
 
-    return Components(llm=llm, embedder=embedder, make_host=make_host, gate=gate, judge_llm=judge, overlay_config=cfg)
+    return Components(llm=llm, embedder=embedder, make_host=make_host, gate=gate, judge_llm=judge, overlay_config=cfg,
+                      audit_judge=audit_judge)
 
 
 # ------------------------------------------------------------------ manifest
@@ -210,7 +222,8 @@ def manifest(args: argparse.Namespace, comps: Components, *, partial: bool, extr
         "python": platform.python_version(),
         "models": {"llm": _model_entry(comps.llm), "embedder": _model_entry(comps.embedder),
                    "judge_llm": _model_entry(comps.judge_llm) or None,
-                   "gate": getattr(gate, "cache_key", None)},
+                   "gate": getattr(gate, "cache_key", None),
+                   "audit_judge": getattr(comps.audit_judge, "name", None)},
         "prompts": prompt_hashes(),
         "seed": args.seed,
         "config": {**{k: v for k, v in vars(args).items() if k not in ("func", "quiet")},
