@@ -29,7 +29,7 @@ FRIENDS = ("Agent", "Coach", "Ulla", "Pavel", "Nadia")
 
 # attribute: values, I-form, you-form, noun form, multi-valued?, implicit wordings (new value, no change word)
 ATTRS: dict[str, dict[str, Any]] = {
-    "city": {"values": ["Ghent", "Tallinn", "Hobart", "Bilbao", "Tromsø", "Nagoya", "Ljubljana", "Quebec City"],
+    "city": {"values": ["Ghent", "Arequipa", "Bergamo", "Kaunas", "Tromsø", "Timisoara", "Quebec City"],
              "i": "I'm based in {x}", "you": "you're based in {x}", "n": "{x}", "multi": False,
              "implicit": ["The ferry ride into {w} at dawn is the best part of living here.",
                           "Got my library card for the {w} public library today; my flat is five minutes away."]},
@@ -42,7 +42,7 @@ ATTRS: dict[str, dict[str, Any]] = {
             "i": "I drive {x}", "you": "you drive {x}", "n": "{x}", "multi": False,
             "implicit": ["Washed {w} this afternoon; it's the car I take to work every day.",
                          "Parked {w} outside my place and the neighbours keep asking about my car."]},
-    "partner": {"values": ["Ines", "Marek", "Solveig", "Tobias", "Yara", "Dmitri"],
+    "partner": {"values": ["Ines", "Marek", "Leontyne", "Tobias", "Yara", "Dmitri"],
                 "i": "I'm seeing {x}", "you": "you're seeing {x}", "n": "{x}", "multi": False,
                 "implicit": ["{w} cooked me dinner tonight; three weeks together and it feels easy.",
                              "Introduced {w} to my parents as my girlfriend on Sunday."]},
@@ -53,7 +53,7 @@ ATTRS: dict[str, dict[str, Any]] = {
     "sport": {"values": ["water polo", "bouldering", "badminton", "rowing", "judo", "ultimate frisbee"],
               "i": "I do {x} twice a week", "you": "you do {x} twice a week", "n": "{x}", "multi": True,
               "implicit": []},
-    "language": {"values": ["Japanese", "Portuguese", "Finnish", "Arabic", "Korean"],
+    "language": {"values": ["Japanese", "Portuguese", "Arabic", "Korean"],
                  "i": "I'm studying {x}", "you": "you're studying {x}", "n": "{x}", "multi": True,
                  "implicit": []},
     "allergy": {"values": ["peanuts", "shellfish", "penicillin", "cats"],
