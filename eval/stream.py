@@ -301,14 +301,14 @@ def make_evaluator(comps: Components, judge_all: bool) -> Callable[[Task, Ask, R
 
 def row_results(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, plog: Any,
                 max_events: int | None, max_probes: int | None) -> dict[str, Any]:
-    from .metrics import bank_scores, judge_stats, summarize, units_from_probes
+    from .metrics import bank_scores, judge_stats, merge_state_change_stats, state_change_stats, summarize, units_from_probes
 
     keys = [f"{t.id}/{a.id}" for t in tasks for a in t.asks]
     if max_probes is not None:
         keys = keys[:max_probes]
     done = [plog.rows[k] for k in keys if k in plog.rows]
     chosen_tasks = {k.split("/", 1)[0] for k in keys}
-    per_unit, writes, n_events, replayed, stores = [], [], 0, 0, []
+    per_unit, writes, n_events, replayed, stores, loop = [], [], 0, 0, [], []
     for t in tasks:
         if t.id not in chosen_tasks:
             continue
@@ -319,12 +319,16 @@ def row_results(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Pat
         stores.append(fs)
         units = units_from_probes([a.data.meta for a in t.asks], fs["event_order"])
         per_unit += bank_scores(fs["items"], units)["per_unit"]
+        if fs["writes"]:
+            loop.append(state_change_stats(fs["writes"], fs["items"], units))
         writes += fs["writes"]
         n_events += fs["n_events"]
     n_u = len(per_unit)
     bank = {"n_units": n_u, "coexist": sum(p["coexist"] for p in per_unit) / n_u if n_u else None,
             "role": sum(p["role"] for p in per_unit) / n_u if n_u else None}
     out = summarize(done, bank=bank, writes=judge_stats(writes, n_events))
+    if loop:  # in-loop state quality (overlay rows): right actions on update cues, spurious changes, Judge cost
+        out["state_loop"] = merge_state_change_stats(loop)
     out.update({"row": row.name, "selected": len(keys), "done": len(done), "tasks_replayed": replayed,
                 "host_cost": host_cost(stores), "probes": done})
     return out
