@@ -254,6 +254,43 @@ def evaluate_cmd(args: argparse.Namespace) -> dict[str, Any]:
     return judge_eval.main(argv)
 
 
+def cascade_cmd(args: argparse.Namespace) -> dict[str, Any]:
+    """The cascade's row from two finished judge_eval result files over the same items: the
+    verdict model's answer where its calibrated top probability is >= band, the LLM Judge's
+    recorded answer (same prompt, same item) elsewhere."""
+    from atma.judge import Verdict
+    from training import judge_eval
+    from training.judge_data import load_items
+
+    items = load_items(args.data, args.split)
+    vrows = {r["id"]: r for r in json.loads(Path(args.verdict_json).read_text())["items"]}
+    lres = json.loads(Path(args.llm_json).read_text())
+    lrows = {r["id"]: r for r in lres["items"]}
+    results, sent = [], 0
+    for it in items:
+        v = vrows[it["id"]]
+        p = json.loads(v["raw"]).get("p", 0.0)
+        if p >= args.band:
+            results.append(judge_eval.JudgeResult(Verdict.model_validate(v["verdict"]), "ok", v["latency_s"]))
+        else:
+            sent += 1
+            r = lrows[it["id"]]
+            results.append(judge_eval.JudgeResult(Verdict.model_validate(r["verdict"]), r["status"],
+                                                  v["latency_s"] + r["latency_s"]))
+    m = judge_eval.metrics(items, results)
+    m["sent_to_llm"] = sent
+    name = f"cascade: verdict model, {lres['judge']} below p={args.band} ({sent}/{len(items)} items)"
+    result = {"judge": name, "spec": f"cascade:{lres['spec']}@{args.band}", "split": args.split, "data": args.data,
+              "metrics": m, "items": []}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{args.name or 'cascade'}.json").write_text(json.dumps(result, indent=1) + "\n")
+    every = [json.loads(q.read_text()) for q in sorted(out.glob("*.json"))]
+    (out / "results.md").write_text(judge_eval.results_table(every))
+    print(judge_eval.results_table([result]))
+    return result
+
+
 def main(argv: Sequence[str] | None = None) -> Any:
     ap = argparse.ArgumentParser(prog="python -m training.judge_verdict", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -278,9 +315,17 @@ def main(argv: Sequence[str] | None = None) -> Any:
     e.add_argument("--checkpoint", default="")
     e.add_argument("--out", default=str(REPO / "checkpoints" / "judge" / "eval"))
     e.add_argument("--name", default="")
+    c = sub.add_parser("cascade", help="the cascade's row from a verdict-model and an LLM result file")
+    c.add_argument("--verdict-json", required=True)
+    c.add_argument("--llm-json", required=True)
+    c.add_argument("--band", type=float, default=0.9)
+    c.add_argument("--data", default=str(REPO / "checkpoints" / "judge" / "data"))
+    c.add_argument("--split", default="heldout")
+    c.add_argument("--out", default=str(REPO / "checkpoints" / "judge" / "eval"))
+    c.add_argument("--name", default="")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    return train(args) if args.cmd == "train" else evaluate_cmd(args)
+    return {"train": train, "eval": evaluate_cmd, "cascade": cascade_cmd}[args.cmd](args)
 
 
 if __name__ == "__main__":

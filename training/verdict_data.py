@@ -46,7 +46,7 @@ from training import sentry_data as sd
 __all__ = ["LABELS", "CONFLICT_TYPES", "GENERATOR_VERSION", "generate", "own_items", "scaled_audit_items",
            "load", "main", "template_strings"]
 
-GENERATOR_VERSION = "verdict-data-1"
+GENERATOR_VERSION = "verdict-data-2"
 LABELS = ("supersede", "transition", "coexist", "scoped_exception", "none", "restate")
 CONFLICT_TYPES = ("temporal_update", "explicit_negation", "value_discrepancy", "scope_mismatch", "refinement", "none")
 HELDOUT = Path(__file__).resolve().parents[1] / "checkpoints" / "judge" / "data" / "heldout.jsonl"
@@ -184,6 +184,7 @@ _KIND_LABEL = {
     "numeric_revision": ("supersede", "value_discrepancy"), "in_progress": ("transition", "temporal_update"),
     "scoped": ("scoped_exception", "scope_mismatch"), "second_value": ("coexist", "none"),
     "ack_then_update": ("supersede", "temporal_update"), "ack_then_bare": ("supersede", "value_discrepancy"),
+    "other_slot_change": ("none", "none"),
 }
 _OTHER_SPEAKER = {"suggestion", "other_self_new", "other_self_same", "ack"}
 # Shares of the own-template part.
@@ -192,6 +193,9 @@ _KIND_SHARE = {
     "other_self_same": 0.04, "ack": 0.10, "restate_self": 0.05, "update": 0.07, "correction": 0.06,
     "negation": 0.06, "bare": 0.08, "numeric_revision": 0.03, "in_progress": 0.05, "scoped": 0.05,
     "second_value": 0.04, "ack_then_update": 0.04, "ack_then_bare": 0.03,
+    # verdict-data-2: the same person's change of *another* attribute (the first model's most
+    # frequent validation error: it took such changes for a change of the old record's value)
+    "other_slot_change": 0.12,
 }
 _MULTI = frozenset({"hobbies", "pets"})  # families where a second value can sit beside the first
 
@@ -258,7 +262,17 @@ def own_items(rng: random.Random, profiles: Sequence[Mapping[str, Any]], n: int,
             when = rng.choice(_WHEN)
             old_speaker, new_speaker = name, name
             old_text = _old_plain(rng, slot, name, v)
-            if kind in ("ack_then_update", "ack_then_bare"):  # the old record is an acknowledgement
+            if kind == "other_slot_change":  # a change of another attribute of the same person
+                others = [f for f in prof["facts"] if f["slot"] != fact["slot"]]
+                if not others:
+                    continue
+                of = rng.choice(others)
+                oslot = sd._SLOT_BY_KEY[of["slot"]]
+                ov = jd._value(of)
+                ow = sd._other(rng, oslot.values, ov)
+                tk = rng.choice(("update", "correction", "negation", "bare", "in_progress"))
+                new_text = _fill(rng.choice(_T[tk]), oslot, name, ov, ow, when)
+            elif kind in ("ack_then_update", "ack_then_bare"):  # the old record is an acknowledgement
                 old_speaker = other
                 old_text = _fill(rng.choice(_T["ack"]), slot, name, v, w, when)
                 new_text = _fill(rng.choice(_T["update" if kind == "ack_then_update" else "bare"]), slot, name, v, w, when)
