@@ -42,6 +42,10 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--embedder", default="minilm", help="embedder: minilm, an HF id or a local path")
         p.add_argument("--gate", default="sentry",
                    help="pair gate: sentry (the shipped checkpoint), cosine, or a Sentry checkpoint folder")
+        p.add_argument("--judge", default="verdict",
+                       help="audit Judge: verdict (the packaged verdict model), llm (--llm with the Judge prompt), "
+                            "rule, cascade (verdict model; --llm for uncertain pairs), or a verdict checkpoint "
+                            "(default: %(default)s)")
 
     p = sub.add_parser("add", help="store one event and commit its state relations")
     p.add_argument("--ns", required=True, help="namespace (user / tenant); created on first add")
@@ -142,16 +146,20 @@ def _overlay(args: argparse.Namespace, *, need_llm: bool = True) -> Any:
     from atma.controller import ControllerConfig
     from atma.embed import SentenceTransformerEmbedder
     from atma.llm import load_llm
+    from atma.judging import judge_from_spec
     from atma.sentry import gate_from_spec
 
+    judge_spec = getattr(args, "judge", "verdict")
+    need_llm = need_llm or judge_spec in ("llm", "cascade")
     llm = load_llm(args.llm) if need_llm else None
     if llm is not None and hasattr(llm, "load"):
         llm.load()
     embedder = SentenceTransformerEmbedder(args.embedder)
     gate = gate_from_spec(args.gate, embedder)
+    judge = judge_from_spec(judge_spec, llm=llm)
     cfg = OverlayConfig(k=getattr(args, "k", 5), controller=ControllerConfig(mode=getattr(args, "controller", "off")))
     host = BuiltinHost(args.db, embedder=embedder, answerer=llm)
-    return ATMAOverlay(host, namespace=args.ns, llm=llm, gate=gate, config=cfg)
+    return ATMAOverlay(host, namespace=args.ns, llm=llm, gate=gate, judge=judge, config=cfg)
 
 
 def _bank(db: str) -> Any:

@@ -68,6 +68,10 @@ class Verdict(BaseModel):
     transition_summary: str = Field(default="", max_length=300)
     old_state: str = Field(default="", max_length=300)
     clarification_needed: bool = False
+    # Set by the verdict model (not part of the LLM schema): the new record states the old
+    # record's value again (restatement / acknowledgement), and the calibrated probability.
+    same_value: bool | None = None
+    confidence: float | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> "Verdict":
@@ -367,6 +371,12 @@ def pair_prefilter(old: Record, new: Record) -> str | None:
     return None
 
 
+def value_root(r: Record) -> str:
+    """The record that first stated ``r``'s value (restatements and acknowledgements carry it
+    in ``meta["value_of"]``); a record that restates nothing is its own root."""
+    return str((r.meta or {}).get("value_of") or r.id)
+
+
 def plan_commit(new: Record, decisions: Sequence[tuple[Record, Verdict]], slot_members: Mapping[str, Sequence[Record]]) -> Commit:
     """Turn Judge verdicts into one :class:`Commit`.
 
@@ -375,28 +385,47 @@ def plan_commit(new: Record, decisions: Sequence[tuple[Record, Verdict]], slot_m
     The new record joins the slot of its first non-``none`` decision; every other active
     record left in that slot gets a ``coexists_with`` link, so the slot invariant holds
     (a second item of a multi-valued attribute stays live beside the new value).
+
+    A ``none`` verdict with ``same_value`` (a restatement or an acknowledgement of the old
+    record's value, by any speaker) joins the old record's slot with a ``coexists_with`` link
+    and records the value's first statement in ``meta["value_of"]``; a later supersession
+    or transition of any record of that value retires every live record of it, so no
+    restated copy of an old value stays current beside its replacement.
     """
     changes: list[Change] = []
     seen: set[str] = set()
     slot = ""
     retiring: set[str] = set()
+    value_of = ""
     for old, v in decisions:
-        if v.action == "none" or old.id in seen or not old.is_live:
+        joins = v.action == "none" and bool(v.same_value)
+        if (v.action == "none" and not joins) or old.id in seen or not old.is_live:
             continue
         seen.add(old.id)
-        action = Action(v.action)
+        action = Action.COEXIST if joins else Action(v.action)
         if not slot:
             slot = old.slot or old.id
+        if joins and not value_of:
+            value_of = value_root(old)
         if action in (Action.SUPERSEDE, Action.TRANSITION):
             retiring.add(old.id)
         changes.append(Change(action=action, old_id=old.id, transition_type=v.conflict_type if action is Action.TRANSITION else "",
                               summary=v.transition_summary))
     if slot:
+        roots = {value_root(old) for old, v in decisions if old.id in retiring}
         for member in slot_members.get(slot, ()):
-            if member.status is Status.ACTIVE and member.id not in retiring and member.id not in seen and member.id != new.id:
+            if member.id in seen or member.id == new.id or member.status is not Status.ACTIVE:
+                continue
+            if roots and value_root(member) in roots:  # a restated copy of a retiring value
+                changes.append(Change(action=Action.SUPERSEDE, old_id=member.id))
+                retiring.add(member.id)
+            else:
                 changes.append(Change(action=Action.COEXIST, old_id=member.id))
-                seen.add(member.id)
-    record = Record(**{**_fields(new), "slot": slot})
+            seen.add(member.id)
+    fields = _fields(new)
+    if value_of:
+        fields["meta"] = {**dict(new.meta or {}), "value_of": value_of}
+    record = Record(**{**fields, "slot": slot})
     return Commit(record=record, changes=tuple(changes))
 
 

@@ -17,19 +17,9 @@ from typing import Any, Literal, Mapping, Sequence
 import numpy as np
 
 from . import controller as ctl
-from .bank import BankError, StateBank, check_namespace
-from .judge import (
-    JUDGE_SCHEMA,
-    MAX_RAW_CHARS,
-    Verdict,
-    admission,
-    fallback_verdict,
-    judge_messages,
-    pair_prefilter,
-    parse_verdict,
-    plan_commit,
-)
 from .answercheck import check_answer
+from .bank import BankError, StateBank, check_namespace
+from .judge import MAX_RAW_CHARS, Verdict, admission, fallback_verdict, pair_prefilter, plan_commit
 from .packet import PREDECESSOR, Candidate, apply_selection, build_pool, prerank, shape_packet, top_k
 from .profiler import profile
 from .protocols import LLM, GateScore, Host, HostHit, LLMError, PairGate
@@ -49,12 +39,17 @@ class OverlayConfig:
     k: int = 5  # packet size (retrieval budget)
     seed_k: int = 10  # host seeds per query
     candidate_k: int = 8  # host hits searched per write for prior states
-    max_judge_pairs: int = 1  # Judge calls per write at most (strongest gate pairs first); see README
+    # Judge calls per write at most (strongest gate pairs first). None: the Judge's own
+    # ``max_pairs`` (1 for an LLM Judge, 3 for the verdict model, which takes milliseconds).
+    max_judge_pairs: int | None = None
     admission: bool = True  # questions and short reactions are stored without an audit
-    same_speaker_only: bool = True  # pairs by two different speakers never reach the Judge
+    # True: pairs by two different speakers never reach the Judge. None: only when the Judge
+    # cannot tell speakers apart (the LLM prompt, the rule); the verdict model is trained on
+    # cross-speaker pairs (acknowledgements join a slot, others' news changes nothing).
+    same_speaker_only: bool | None = None
     judge_max_tokens: int = 256
     judge_timeout_s: float = 180.0  # the first call also reads the (then cached) system prompt
-    use_judge: bool = True  # False: the deterministic rule decides every escalated pair
+    use_judge: bool = True  # False: the deterministic rule decides every escalated pair (whatever ``judge`` is)
     qa_max_tokens: int = 96
     qa_timeout_s: float = 120.0
     qa_labels: bool = True  # False: every row is "retrieved memory" (the -QA label ablation)
@@ -254,7 +249,10 @@ def _reply_text(comp: Any) -> tuple[Any, float, int, int]:
 class ATMAOverlay:
     """Wraps a host memory system with a state bank, state-aware retrieval and labelled QA.
 
-    ``llm`` answers questions; ``judge_llm`` and ``controller_llm`` default to it.
+    ``llm`` answers questions; ``controller_llm`` defaults to it. ``judge`` decides state
+    relations (an :class:`atma.judging.JudgeBackend`); when it is not given, ``judge_llm``
+    (an LLM) judges with the Judge prompt if given, else the packaged verdict model
+    (:func:`atma.judging.default_judge`; the deterministic rule where torch is missing).
     ``gate`` decides which pairs the Judge sees (default: the shipped Sentry checkpoint;
     where torch or the checkpoint is missing, cosine similarity over ``embedder`` or the
     host's embedder).
@@ -267,6 +265,7 @@ class ATMAOverlay:
         namespace: str,
         llm: LLM | None = None,
         judge_llm: LLM | None = None,
+        judge: Any = None,
         controller_llm: LLM | None = None,
         gate: PairGate | None = None,
         embedder: Any = None,
@@ -277,7 +276,7 @@ class ATMAOverlay:
         self.host = host
         self.namespace = namespace
         self.llm = llm
-        self.judge_llm = judge_llm or llm
+        self.judge_llm = judge_llm
         self.controller_llm = controller_llm or llm
         self.config = config or OverlayConfig()
         path = getattr(host, "path", None)
@@ -301,6 +300,12 @@ class ATMAOverlay:
                 raise ValueError("no pair gate: the shipped Sentry needs atma[embed] "
                                  f"({str(exc).splitlines()[0]}); pass gate=... or embedder=...") from exc
         self.gate = gate
+        if judge is None:
+            from .judging import LLMJudge, default_judge
+
+            judge = (LLMJudge(judge_llm, max_tokens=self.config.judge_max_tokens, timeout_s=self.config.judge_timeout_s)
+                     if judge_llm is not None else default_judge())
+        self.judge = judge
 
     # ------------------------------------------------------------------- write
     def add(self, text: str, *, time: datetime | str | None = None, speaker: str = "",
@@ -379,20 +384,24 @@ class ATMAOverlay:
         new = Record(id="", seq=0, namespace=ns, text=text, time=when, speaker=speaker, meta=dict(meta))
         skip = admission(text) if cfg.admission else None
         escalated = [] if skip else sorted((p for p in zip(candidates, scores) if p[1].escalate), key=lambda p: -p[1].a)
-        if cfg.same_speaker_only:
+        same_only = cfg.same_speaker_only
+        if same_only is None:
+            same_only = not getattr(self.judge, "handles_speakers", False) or not cfg.use_judge
+        if same_only:
             escalated = [p for p in escalated if pair_prefilter(p[0][0], new) is None]
+        max_pairs = cfg.max_judge_pairs if cfg.max_judge_pairs is not None else getattr(self.judge, "max_pairs", 1)
         if cfg.admission:  # an old question or reaction holds no state to retire
             escalated = [p for p in escalated if admission(p[0][0].text) is None]
         decisions: list[tuple[Record, Verdict]] = []
         calls: list[JudgeCall] = []
         llm_s = 0.0
-        for (old, _src), score in escalated[: cfg.max_judge_pairs]:
+        for (old, _src), score in escalated[: max_pairs]:
             verdict, call = self._judge(old, new, score)
             llm_s += call.latency_s
             decisions.append((old, verdict))
             calls.append(call)
         t_judge = _time.perf_counter()
-        slots = {old.slot for old, v in decisions if v.action != "none"}
+        slots = {old.slot for old, v in decisions if v.action != "none" or v.same_value}
         seen = {s: _members_key(self.bank.slot_members(ns, s)) for s in slots}
         return _WritePlan(new=new, new_feat=new_feat, candidates=candidates, scores=scores, decisions=decisions,
                           calls=tuple(calls), skip=skip, slots_seen=seen,
@@ -526,31 +535,20 @@ class ATMAOverlay:
         return self.gate.route(new_feat, np.stack([cached[i] for i in ids]))
 
     def _judge(self, old: Record, new: Record, score: GateScore) -> tuple[Verdict, JudgeCall]:
-        cfg = self.config
-        if not cfg.use_judge or self.judge_llm is None:
-            why = "judge disabled" if not cfg.use_judge else "no judge model"
-            v = fallback_verdict(old, new, score, why=why)
-            return v, JudgeCall(old_id=old.id, status="skipped", verdict=v.model_dump(), fallback=True, error=why)
-        msgs = judge_messages(old, new, score)
+        """One pair through the configured Judge backend; never raises (a failing backend
+        gives the deterministic rule's verdict, traced as a fallback)."""
+        if not self.config.use_judge:
+            v = fallback_verdict(old, new, score, why="judge disabled")
+            return v, JudgeCall(old_id=old.id, status="skipped", verdict=v.model_dump(), fallback=True,
+                                error="judge disabled")
         t0 = _time.perf_counter()
-        try:  # any failure of a user's LLM object (not only LLMError) leaves the decision to the fallback
-            comp = self.judge_llm.complete(msgs, max_tokens=cfg.judge_max_tokens, temperature=0.0,
-                                           json_schema=JUDGE_SCHEMA, timeout=cfg.judge_timeout_s)
-        except Exception as e:  # noqa: BLE001
+        try:
+            return self.judge.decide(old, new, score)
+        except Exception as e:  # noqa: BLE001 - a broken backend must not lose the write
             status = _failure_status(e)
             v = fallback_verdict(old, new, score, why=status)
-            return v, JudgeCall(old_id=old.id, status=status, verdict=v.model_dump(), fallback=True, error=_why(e),
-                                latency_s=_time.perf_counter() - t0)
-        text, latency, _, _ = _reply_text(comp)
-        parsed = parse_verdict(text)
-        latency = latency or (_time.perf_counter() - t0)
-        raw = text[:MAX_RAW_CHARS] if isinstance(text, str) else ""
-        if parsed.verdict is None:
-            v = fallback_verdict(old, new, score, why=parsed.status)
-            return v, JudgeCall(old_id=old.id, status=parsed.status, verdict=v.model_dump(), fallback=True,
-                                raw=raw, error=parsed.error, latency_s=latency)
-        return parsed.verdict, JudgeCall(old_id=old.id, status="ok", verdict=parsed.verdict.model_dump(), fallback=False,
-                                         raw=raw, latency_s=latency)
+            return v, JudgeCall(old_id=old.id, status=status, verdict=v.model_dump(), fallback=True,
+                                error=_why(e), latency_s=_time.perf_counter() - t0)
 
     # -------------------------------------------------------------------- read
     def retrieve(self, query: str, *, k: int | None = None) -> tuple[list[Record], dict[str, Any]]:

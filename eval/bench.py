@@ -142,12 +142,14 @@ def _ltp_events(units: int, fillers: int) -> tuple[list[Any], list[Any]]:
     return events, probes
 
 
-def _overlay_for(path: str, llm: Any, embedder: Any, *, use_judge: bool) -> Any:
+def _overlay_for(path: str, llm: Any, embedder: Any, *, use_judge: bool, judge: str = "verdict") -> Any:
     from adapters.builtin import BuiltinHost
     from atma import ATMAOverlay, OverlayConfig
+    from atma.judging import judge_from_spec
 
     host = BuiltinHost(path, embedder=embedder, answerer=llm)
-    return ATMAOverlay(host, namespace="bench", llm=llm, embedder=embedder, config=OverlayConfig(use_judge=use_judge))
+    return ATMAOverlay(host, namespace="bench", llm=llm, embedder=embedder, judge=judge_from_spec(judge, llm=llm),
+                       config=OverlayConfig(use_judge=use_judge))
 
 
 def _pcts(samples: Sequence[float]) -> dict[str, float]:
@@ -172,7 +174,7 @@ def bench_answer(args: argparse.Namespace) -> dict[str, Any]:
     llm, emb = _load_models(args.llm)
     events, probes = _ltp_events(args.units, args.fillers)
     with tempfile.TemporaryDirectory() as tmp:
-        ov = _overlay_for(f"{tmp}/bank.db", llm, emb, use_judge=args.judge)
+        ov = _overlay_for(f"{tmp}/bank.db", llm, emb, use_judge=args.judge != "rule", judge=args.judge)
         for e in events:
             ov.add(e.text, time=e.time, speaker=e.speaker, meta={"event_id": e.id})
         ov.answer(probes[0].question)  # warm-up (prompt cache, kernels)
@@ -190,16 +192,16 @@ def bench_answer(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def bench_write(args: argparse.Namespace) -> dict[str, Any]:
-    """overlay.add throughput without and with the LLM Judge."""
+    """overlay.add throughput with the rule, the verdict model and the LLM Judge."""
     import tempfile
 
     llm, emb = _load_models(args.llm)
     events, _ = _ltp_events(args.units, args.fillers)
     emb.encode(["warm-up"])
     result: dict[str, Any] = {"benchmark": "write", "llm_spec": args.llm, "events": len(events), "modes": {}}
-    for mode, use_judge in (("rule only", False), ("with Judge", True)):
+    for mode in args.modes.split(","):
         with tempfile.TemporaryDirectory() as tmp:
-            ov = _overlay_for(f"{tmp}/bank.db", llm, emb, use_judge=use_judge)
+            ov = _overlay_for(f"{tmp}/bank.db", llm, emb, use_judge=mode != "rule", judge=mode)
             t0 = time.perf_counter()
             calls = 0
             for e in events:
@@ -280,6 +282,56 @@ def bench_storage(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def bench_verdict(args: argparse.Namespace) -> dict[str, Any]:
+    """The verdict model per pair on one thread: cold (both texts through every layer) and
+    warm (the old record's lower-layer rows cached, as in the overlay), over held-out items."""
+    import torch
+
+    from atma.verdict import load_verdict_model
+
+    torch.set_num_threads(args.threads)
+    model = load_verdict_model(args.checkpoint or None)
+    data = Path(args.data)
+    data = data / "heldout.jsonl" if data.is_dir() else data  # evaluation reads data files, never training code
+    items = [json.loads(line) for line in data.read_text("utf-8").splitlines() if line.strip()][: args.pairs]
+    pairs = [(i["old_text"], i.get("old_speaker", i["speaker"]), i["new_text"], i.get("new_speaker", i["speaker"]))
+             for i in items]
+    model.predict(pairs[:4])  # warm-up
+    cold, warm = [], []
+    for p in pairs:
+        model.lower.cache.clear()
+        t0 = time.perf_counter()
+        model.predict([p])
+        cold.append(time.perf_counter() - t0)
+        model.lower.cache.pop(model_text_new(p), None)  # new text is encoded again, old stays cached
+        t0 = time.perf_counter()
+        model.predict([p])
+        warm.append(time.perf_counter() - t0)
+    batch = pairs[: args.batch]
+    model.lower.cache.clear()
+    t0 = time.perf_counter()
+    model.predict(batch)
+    batch_s = time.perf_counter() - t0
+    result = {"benchmark": "verdict", "threads": args.threads, "pairs": len(pairs), "cold": _pcts(cold),
+              "warm_old_cached": _pcts(warm), "mean_cold_ms": round(1000 * float(np.mean(cold)), 2),
+              "mean_warm_ms": round(1000 * float(np.mean(warm)), 2),
+              "batch": {"pairs": len(batch), "ms_per_pair": round(1000 * batch_s / max(len(batch), 1), 2)},
+              "model": model.name}
+    print(f"verdict model, {len(pairs)} held-out pairs, {args.threads} thread(s):")
+    print(f"  cold  mean {result['mean_cold_ms']:7.2f} ms  p50 {result['cold']['p50_ms']} ms  p95 {result['cold']['p95_ms']} ms")
+    print(f"  warm  mean {result['mean_warm_ms']:7.2f} ms  p50 {result['warm_old_cached']['p50_ms']} ms  "
+          f"p95 {result['warm_old_cached']['p95_ms']} ms  (old record's rows cached)")
+    print(f"  batch of {len(batch)} cold: {result['batch']['ms_per_pair']} ms per pair")
+    _dump(args, result)
+    return result
+
+
+def model_text_new(pair: tuple[str, str, str, str]) -> str:
+    from atma.verdict import text_of
+
+    return text_of(pair[2], pair[3])
+
+
 def _dump(args: argparse.Namespace, result: dict[str, Any]) -> None:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
@@ -310,6 +362,14 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--json", default=None, help="write the result here")
     p.set_defaults(func=bench_storage)
+    p = sub.add_parser("verdict", help="verdict-model Judge: ms per pair on one core")
+    p.add_argument("--checkpoint", default=None, help="verdict checkpoint (default: the packaged one)")
+    p.add_argument("--data", default="checkpoints/judge/data", help="judge_data dir (held-out pairs)")
+    p.add_argument("--pairs", type=int, default=151)
+    p.add_argument("--batch", type=int, default=8, help="pairs in the batched timing (one write's pairs)")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--json", default=None, help="write the result here")
+    p.set_defaults(func=bench_verdict)
     from atma.llm.spec import DEFAULT_LLM
 
     for name, fn, help_ in (("answer", bench_answer, "overlay.answer p50/p95, LLM vs non-LLM time"),
@@ -320,7 +380,10 @@ def make_parser() -> argparse.ArgumentParser:
         p.add_argument("--fillers", type=int, default=12, help="conversation turns written besides the cues")
         if name == "answer":
             p.add_argument("--questions", type=int, default=6, help="questions timed (after one warm-up)")
-            p.add_argument("--judge", action="store_true", help="build the bank with the LLM Judge (default: rule)")
+            p.add_argument("--judge", default="rule", choices=("rule", "verdict", "llm"),
+                           help="audit Judge that builds the bank (default: %(default)s)")
+        else:
+            p.add_argument("--modes", default="rule,verdict,llm", help="comma-separated Judges to time")
         p.add_argument("--json", default=None, help="write the result here")
         p.set_defaults(func=fn)
     return parser

@@ -130,7 +130,7 @@ class HostileLLM:
 def hostile_overlay(llm, ns: str = "u1") -> ATMAOverlay:
     """An overlay on the shipped fakes whose every pair escalates and whose controller is online."""
     emb = HashEmbedder()
-    return ATMAOverlay(InMemoryHost(embedder=emb), namespace=ns, llm=llm, gate=CosineGate(emb, threshold=0.0),
+    return ATMAOverlay(InMemoryHost(embedder=emb), namespace=ns, llm=llm, judge_llm=llm, gate=CosineGate(emb, threshold=0.0),
                        config=OverlayConfig(controller=ControllerConfig(mode="online")))
 
 

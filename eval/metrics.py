@@ -262,3 +262,64 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, n_boot: int = 20
     means = d[rng.integers(0, n, size=(n_boot, n))].mean(axis=1)
     lo, hi = np.percentile(means, [2.5, 97.5])
     return {"n": n, "diff": float(d.mean()), "ci95": [float(lo), float(hi)]}
+
+
+def state_change_stats(writes: Iterable[Mapping[str, Any]], items: Sequence[StoredItem], units: Sequence[Unit]
+                       ) -> dict[str, Any]:
+    """In-loop quality of the write path for one task (sum the counts over tasks with
+    :func:`merge_state_change_stats`).
+
+    * ``updates_right``: update cues whose own write committed a supersede or transition on
+      their unit's old cue; ``old_retired``: old cues no longer active at the end (by any write);
+    * ``spurious_changes``: supersede/transition changes committed by the writes of events that
+      are not an update cue, over ``non_update_events`` such writes;
+    * ``judge_calls`` (pairs a Judge backend decided, the rule not counted) and ``judge_s``.
+
+    >>> it = [StoredItem(id="r1", event_id="a1", status="superseded"), StoredItem(id="r2", event_id="f"),
+    ...       StoredItem(id="r3", event_id="a2")]
+    >>> w = [{"record_id": "r2", "changes": [], "judge": [], "timings": {"judge_s": 0.01}},
+    ...      {"record_id": "r3", "changes": [{"action": "supersede", "old_id": "r1"}],
+    ...       "judge": [{"status": "ok"}], "timings": {"judge_s": 0.02}}]
+    >>> s = state_change_stats(w, it, [Unit(id="u", old_cue="a1", new_cue="a2")])
+    >>> (s["updates"], s["updates_right"], s["old_retired"], s["spurious_changes"], s["non_update_events"], s["judge_calls"])
+    (1, 1, 1, 0, 1, 1)
+    """
+    ev = {i.id: i.event_id for i in items}
+    status = {i.event_id: i.status for i in items}
+    new_cues = {u.new_cue: u.old_cue for u in units}
+    right = spurious = non_update = calls = 0
+    judge_s = 0.0
+    seen_updates: set[str] = set()
+    for body in writes:
+        e = ev.get(str(body.get("record_id", "")), "")
+        changes = [c for c in body.get("changes", ()) if c.get("action") in ("supersede", "transition")]
+        calls += sum(1 for j in body.get("judge", ()) if j.get("status") != "skipped")
+        judge_s += float((body.get("timings") or {}).get("judge_s", 0.0))
+        if e in new_cues:
+            seen_updates.add(e)
+            right += any(ev.get(str(c.get("old_id"))) == new_cues[e] for c in changes)
+        else:
+            non_update += 1
+            spurious += len(changes)
+    present = [u for u in units if u.new_cue in seen_updates]
+    return {"updates": len(present), "updates_right": right,
+            "old_retired": sum(1 for u in present if status.get(u.old_cue, "active") != "active"),
+            "spurious_changes": spurious, "non_update_events": non_update, "judge_calls": calls,
+            "judge_s": round(judge_s, 4), "events": len(writes)}
+
+
+def merge_state_change_stats(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Sum per-task :func:`state_change_stats` and add the rates."""
+    keys = ("updates", "updates_right", "old_retired", "spurious_changes", "non_update_events", "judge_calls",
+            "judge_s", "events")
+    tot = {k: 0 for k in keys}
+    for p in parts:
+        for k in keys:
+            tot[k] += p.get(k, 0)
+    u, n, e = tot["updates"], tot["non_update_events"], tot["events"]
+    tot.update({"update_right_share": tot["updates_right"] / u if u else None,
+                "old_retired_share": tot["old_retired"] / u if u else None,
+                "spurious_per_100_non_update": 100.0 * tot["spurious_changes"] / n if n else None,
+                "judge_calls_per_event": tot["judge_calls"] / e if e else None,
+                "judge_s_per_event": tot["judge_s"] / e if e else None})
+    return tot

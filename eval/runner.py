@@ -123,6 +123,7 @@ class Components:
     make_host: Callable[[str, Any, Any], Any]  # (db path, embedder, answerer) -> Host
     gate: Any = None
     judge_llm: Any = None  # offline answer judge (eval), not the audit Judge
+    audit_judge: Any = None  # the overlay's Judge backend (None: the overlay's default, the verdict model)
     overlay_config: Any = None  # atma.OverlayConfig
     manifest: dict[str, Any] = field(default_factory=dict)
 
@@ -261,7 +262,7 @@ def _overlay(host: Any, ns: str, comps: Components, bank: Any, row: Row | None =
     if row is not None and row.packet_mode:
         cfg = replace(cfg, packet_mode=row.packet_mode)
     return ATMAOverlay(host, namespace=ns, llm=comps.llm, gate=comps.gate, embedder=comps.embedder, bank=bank,
-                       config=cfg)
+                       config=cfg, judge=comps.audit_judge)
 
 
 class _Store:

@@ -77,7 +77,11 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
                    help="attribution arms answered from the overlay row's replay, comma-separated: labelled (the "
                         "paper's labelled packet), control (length-matched host rows, no state), oracle (the "
                         "overlay with gold states from the probes' cues: a diagnostic upper bound)")
-    p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule, not the LLM Judge")
+    p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule (same as --judge rule)")
+    p.add_argument("--judge", default="verdict",
+                   help="audit Judge for overlay writes: verdict (the packaged verdict model), llm (--llm with the "
+                        "Judge prompt), rule, cascade (verdict model; --llm for uncertain pairs), or a verdict "
+                        "checkpoint (default: %(default)s)")
     p.add_argument("--embedder", default="minilm", help="embedder (default: %(default)s)")
     p.add_argument("--k", type=int, default=5, help="retrieval budget, both rows (default: %(default)s)")
     p.add_argument("--n-ctx", type=int, default=4096, help="llama.cpp context (default: %(default)s)")
@@ -126,6 +130,8 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
         cfg.update({"gate": args.gate, "controller": args.controller, "audit_judge": not args.no_audit_judge})
         cfg["packet_order"] = args.packet_order
         cfg["packet_mode"] = row.packet_mode or getattr(args, "packet_mode", "resolved")
+        if getattr(args, "judge", "verdict") != "llm":  # absent for the LLM Judge, so older run dirs still resume
+            cfg["judge"] = args.judge
     return cfg
 
 
@@ -164,12 +170,18 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
         gate = gate_from_spec(args.gate, embedder)
     cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller),
                         packet_order=args.packet_order, packet_mode=getattr(args, "packet_mode", "resolved"))
+    audit_judge = None
+    if any(r.overlay for r in rows):
+        from atma.judging import judge_from_spec
+
+        audit_judge = judge_from_spec(getattr(args, "judge", "verdict"), llm=llm)
 
     def make_host(path: str, emb: Any, answerer: Any) -> Any:
         # Hosts that maintain their store with an LLM (insideout, amem, graphiti) always get one.
         return registry_make_host(args.host, path=path, embedder=emb, llm=answerer or llm)
 
-    return Components(llm=llm, embedder=embedder, make_host=make_host, gate=gate, judge_llm=judge, overlay_config=cfg)
+    return Components(llm=llm, embedder=embedder, make_host=make_host, gate=gate, judge_llm=judge, overlay_config=cfg,
+                      audit_judge=audit_judge)
 
 
 # ------------------------------------------------------------------ manifest
@@ -226,7 +238,8 @@ def manifest(args: argparse.Namespace, comps: Components, *, partial: bool, extr
         "python": platform.python_version(),
         "models": {"llm": _model_entry(comps.llm), "embedder": _model_entry(comps.embedder),
                    "judge_llm": _model_entry(comps.judge_llm) or None,
-                   "gate": getattr(gate, "cache_key", None)},
+                   "gate": getattr(gate, "cache_key", None),
+                   "audit_judge": getattr(comps.audit_judge, "name", None)},
         "prompts": prompt_hashes(),
         "seed": args.seed,
         "config": {**{k: v for k, v in vars(args).items() if k not in ("func", "quiet")},
@@ -307,14 +320,14 @@ def make_evaluator(comps: Components, judge_all: bool) -> Callable[[Task, Ask, R
 
 def row_results(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, plog: Any,
                 max_events: int | None, max_probes: int | None) -> dict[str, Any]:
-    from .metrics import bank_scores, judge_stats, summarize, units_from_probes
+    from .metrics import bank_scores, judge_stats, merge_state_change_stats, state_change_stats, summarize, units_from_probes
 
     keys = [f"{t.id}/{a.id}" for t in tasks for a in t.asks]
     if max_probes is not None:
         keys = keys[:max_probes]
     done = [plog.rows[k] for k in keys if k in plog.rows]
     chosen_tasks = {k.split("/", 1)[0] for k in keys}
-    per_unit, writes, n_events, replayed, stores = [], [], 0, 0, []
+    per_unit, writes, n_events, replayed, stores, loop = [], [], 0, 0, [], []
     for t in tasks:
         if t.id not in chosen_tasks:
             continue
@@ -325,6 +338,8 @@ def row_results(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Pat
         stores.append(fs)
         units = units_from_probes([a.data.meta for a in t.asks], fs["event_order"])
         per_unit += bank_scores(fs["items"], units)["per_unit"]
+        if fs["writes"]:
+            loop.append(state_change_stats(fs["writes"], fs["items"], units))
         writes += fs["writes"]
         n_events += fs["n_events"]
     n_u = len(per_unit)
@@ -332,6 +347,8 @@ def row_results(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Pat
             "role": sum(p["role"] for p in per_unit) / n_u if n_u else None}
     out = summarize(done, bank=bank, writes=judge_stats(writes, n_events))
     out["view_accuracy"] = view_accuracy(done)
+    if loop:  # in-loop state quality (overlay rows): right actions on update cues, spurious changes, Judge cost
+        out["state_loop"] = merge_state_change_stats(loop)
     out.update({"row": row.name, "selected": len(keys), "done": len(done), "tasks_replayed": replayed,
                 "host_cost": host_cost(stores), "probes": done})
     return out

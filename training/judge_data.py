@@ -339,8 +339,10 @@ def needs_change(action: str) -> bool:
 
 def item_record_pair(item: Mapping[str, Any]) -> tuple[Record, Record, GateScore | None]:
     """The (old, new, score) an overlay would hand to the Judge for this item."""
-    old = Record(id=f"{item['id']}-old", namespace="judge-data", text=item["old_text"], speaker=item["speaker"])
-    new = Record(id=f"{item['id']}-new", namespace="judge-data", text=item["new_text"], speaker=item["speaker"])
+    old = Record(id=f"{item['id']}-old", namespace="judge-data", text=item["old_text"],
+                 speaker=item.get("old_speaker", item["speaker"]))
+    new = Record(id=f"{item['id']}-new", namespace="judge-data", text=item["new_text"],
+                 speaker=item.get("new_speaker", item["speaker"]))
     s = item.get("sentry")
     score = GateScore(a=s["a"], b=s.get("b"), d=s.get("d"), escalate=bool(s.get("escalate", True))) if s else None
     return old, new, score

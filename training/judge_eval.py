@@ -9,6 +9,9 @@ invalid (the overlay then uses :func:`atma.judge.fallback_verdict`, and so does 
 Judges (``--judge``):
   rule                 the deterministic fallback, topic score = MiniLM cosine of the pair
   rule:sentry          the fallback with the Sentry topic agreement ``a`` stored in the items
+  verdict[:<ckpt>]     the trained verdict model (atma/verdict.py; default: the packaged checkpoint)
+  cascade:<llm spec>[@band]  the verdict model; items whose top probability is below band
+                       (default 0.9) go to that LLM Judge
   hf:<folder>[+<adapter>]  an HF causal LM (optionally with a LoRA adapter), see training/hf_judge.py
   any atma.llm spec    qwen2.5-coder-1.5b, /path/judge.gguf, llamacpp:..., openai:<url>#<model>, ollama:<model>
 
@@ -103,6 +106,28 @@ def judge_fn(spec: str, items: Sequence[Mapping[str, Any]], *, max_tokens: int =
             return JudgeResult(fallback_verdict(old, new, score, why="rule eval"), "rule")
 
         return rule, f"rule ({source} topic score)"
+    if spec == "verdict" or spec.startswith("verdict:"):
+        from training.judge_verdict import verdict_judge_fn
+
+        path = spec.partition(":")[2] or None
+        return verdict_judge_fn(path), "verdict model" + (f" ({path})" if path else "")
+    if spec.startswith("cascade:"):
+        from atma.llm import load_llm
+        from training.judge_verdict import verdict_judge_fn
+
+        llm_spec, _, band = spec[len("cascade:"):].partition("@")
+        first = verdict_judge_fn(None)
+        second = _llm_judge(load_llm(llm_spec), max_tokens=max_tokens, schema=True if schema is None else schema)
+        cut = float(band or 0.9)
+
+        def cascade(item: Mapping[str, Any]) -> JudgeResult:
+            r = first(item)
+            if (r.verdict.confidence or 0.0) >= cut:
+                return r
+            r2 = second(item)
+            return JudgeResult(r2.verdict, r2.status, r.latency_s + r2.latency_s, "cascade->llm " + r2.raw, r2.has_think)
+
+        return cascade, f"cascade: verdict model, {llm_spec} below p={cut}"
     if spec.startswith("hf:"):
         from training.hf_judge import HFJudge
 
@@ -197,7 +222,8 @@ def _slug(spec: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m training.judge_eval", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--judge", required=True, help="rule | rule:sentry | hf:<folder>[+<adapter>] | an atma.llm spec")
+    ap.add_argument("--judge", required=True,
+                    help="rule | rule:sentry | verdict[:<ckpt>] | cascade:<llm>[@band] | hf:<folder>[+<adapter>] | an atma.llm spec")
     ap.add_argument("--data", default=str(DEFAULT_DATA), help="judge_data directory or a .jsonl file")
     ap.add_argument("--split", default="heldout", help="split to evaluate")
     ap.add_argument("--limit", type=int, default=0, help="first N items only (0: all)")

@@ -10,6 +10,7 @@ import pytest
 
 from adapters.builtin import BuiltinHost
 from atma import OverlayConfig
+from atma.judging import LLMJudge
 from atma.sentry import CosineGate
 from atma.testing import HashEmbedder, ScriptedLLM
 from eval import stream as stream_mod
@@ -56,7 +57,8 @@ def make_comps(*, qa=first_row, judge_llm=None, fail_after=None):
     llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question about people": answer,
                              "past conversations": answer})
     comps = Components(llm=llm, embedder=emb, make_host=lambda p, e, a: BuiltinHost(p, embedder=e, answerer=a),
-                       gate=CosineGate(emb, threshold=0.3), judge_llm=judge_llm, overlay_config=OverlayConfig(k=3))
+                       gate=CosineGate(emb, threshold=0.3), judge_llm=judge_llm, overlay_config=OverlayConfig(k=3),
+                       audit_judge=LLMJudge(llm))
     return comps, calls
 
 

@@ -266,7 +266,7 @@ def _overlay_story(kind: str, tmp_path: Path) -> ATMAOverlay:
                              QA: lambda m: "Leeds" if ("past state" in m[1]["content"] or "earlier state" in m[1]["content"]) else "Bristol"},
                       default=lambda m: json.dumps({"keywords": [], "context": "c", "tags": []}))
     h = make(kind, str(tmp_path / "o.db"), llm=llm)
-    ov = ATMAOverlay(h, namespace="dana", llm=llm, gate=CosineGate(HashEmbedder(), threshold=0.0))
+    ov = ATMAOverlay(h, namespace="dana", llm=llm, judge_llm=llm, gate=CosineGate(HashEmbedder(), threshold=0.0))
     ov.add("I rent a flat in Leeds.", time="2024-01-10T10:00", speaker="Dana")
     ov.add("Big news: I moved to Bristol from Leeds last weekend.", time="2024-06-02T10:00", speaker="Dana")
     return ov

@@ -38,7 +38,7 @@ def make(judge=SUPERSEDE, qa=lambda m: "ok", ctrl=None, config=None, bank=None, 
         route[CTRL] = ctrl
     llm = ScriptedLLM(route=route)
     gate = CountingGate(emb)
-    ov = ATMAOverlay(host or InMemoryHost(embedder=emb), namespace=ns, llm=llm, gate=gate, bank=bank,
+    ov = ATMAOverlay(host or InMemoryHost(embedder=emb), namespace=ns, llm=llm, judge_llm=llm, gate=gate, bank=bank,
                      config=config or OverlayConfig())
     return ov, llm, gate
 
@@ -104,7 +104,7 @@ def test_fallback_rule_decides_when_judge_disabled():
 def test_no_escalation_means_no_judge_call():
     emb = HashEmbedder()
     llm = ScriptedLLM(route={JUDGE: lambda m: SUPERSEDE})
-    ov = ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", llm=llm, gate=CosineGate(emb, threshold=0.99))
+    ov = ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", llm=llm, judge_llm=llm, gate=CosineGate(emb, threshold=0.99))
     ov.add("I live in Leeds.")
     ov.add("I like jazz.")
     assert llm.calls == []
@@ -153,11 +153,11 @@ def test_unknown_host_rows_are_retrieved_memory():
     emb = HashEmbedder()
     host = InMemoryHost(embedder=emb)
     host.add("I live in Leeds.", namespace="u")
-    ov = ATMAOverlay(host, namespace="u", llm=ScriptedLLM(default="x"), gate=CosineGate(emb),
+    ov = ATMAOverlay(host, namespace="u", llm=(_x := ScriptedLLM(default="x")), judge_llm=_x, gate=CosineGate(emb),
                      config=OverlayConfig(packet_mode="labelled"))
     t = ov.answer("Where do I live?").trace
     assert list(t.labels.values()) == ["retrieved memory"]
-    ov = ATMAOverlay(host, namespace="u", llm=ScriptedLLM(default="x"), gate=CosineGate(emb))
+    ov = ATMAOverlay(host, namespace="u", llm=_x, judge_llm=_x, gate=CosineGate(emb))
     t = ov.answer("Where do I live?").trace
     assert list(t.labels.values()) == ["plain"] and "[" not in t.prompt[1]["content"].split("] ", 1)[1]
 
@@ -205,7 +205,7 @@ def test_host_neighbours_become_semantic_hops():
         def neighbors(self, host_id, *, namespace):
             return ["m2"] if host_id == "m1" else []
 
-    ov = ATMAOverlay(LinkedHost(embedder=emb), namespace="u", llm=ScriptedLLM(default="x"),
+    ov = ATMAOverlay(LinkedHost(embedder=emb), namespace="u", llm=(_x := ScriptedLLM(default="x")), judge_llm=_x,
                      gate=CosineGate(emb, threshold=0.99))
     ov.add("Dana adopted a beagle called Pip.")
     ov.add("Quantum chromodynamics lecture notes.")
@@ -235,7 +235,7 @@ def test_forty_updates_of_one_slot_leave_exactly_one_active_record():
     emb = HashEmbedder()
     llm = ScriptedLLM(route={JUDGE: lambda m: SUPERSEDE, QA: lambda m: "ok"})
     host = FirstOnlyHost(embedder=emb)
-    ov = ATMAOverlay(host, namespace="u1", llm=llm, gate=CosineGate(emb, threshold=-1.0), config=OverlayConfig())
+    ov = ATMAOverlay(host, namespace="u1", llm=llm, judge_llm=llm, gate=CosineGate(emb, threshold=-1.0), config=OverlayConfig())
     for i in range(40):
         ov.add(f"I moved home, now I live in town number {i}.", speaker="Dana")
     active = [r.id for r in ov.records() if r.status is Status.ACTIVE]

@@ -23,7 +23,7 @@ SUPERSEDE = json.dumps({"same_attribute": True, "old_still_true": False, "action
 def overlay(path, emb=None):
     emb = emb or HashEmbedder()
     llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question": lambda m: "ok"})
-    return ATMAOverlay(BuiltinHost(str(path), embedder=emb), namespace="u", llm=llm,
+    return ATMAOverlay(BuiltinHost(str(path), embedder=emb), namespace="u", llm=llm, judge_llm=llm,
                        gate=CosineGate(emb, threshold=0.0), config=OverlayConfig())
 
 
@@ -125,7 +125,7 @@ def test_external_host_row_is_undone_when_the_bank_commit_fails(monkeypatch):
     emb = HashEmbedder()
     host = InMemoryHost(embedder=emb)
     llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE})
-    ov = ATMAOverlay(host, namespace="u", llm=llm, gate=CosineGate(emb, threshold=0.0))
+    ov = ATMAOverlay(host, namespace="u", llm=llm, judge_llm=llm, gate=CosineGate(emb, threshold=0.0))
     ov.add("I rent a flat in Leeds near the canal.", speaker="Dana")
 
     def broken(*a, **k):
