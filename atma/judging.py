@@ -27,12 +27,12 @@ from .protocols import GateScore
 from .records import Record
 from .trace import JudgeCall
 
-__all__ = ["CascadeJudge", "JUDGE_CHOICES", "JudgeBackend", "LLMJudge", "RuleJudge", "VerdictJudge", "default_judge",
+__all__ = ["AgreeJudge", "CascadeJudge", "JUDGE_CHOICES", "JudgeBackend", "LLMJudge", "RuleJudge", "VerdictJudge", "default_judge",
            "judge_from_spec"]
 
 log = logging.getLogger(__name__)
 
-JUDGE_CHOICES = ("verdict", "llm", "rule", "cascade")
+JUDGE_CHOICES = ("verdict", "llm", "rule", "cascade", "agree")
 
 
 @runtime_checkable
@@ -168,6 +168,33 @@ class CascadeJudge:
                              raw=raw[:2000], error=call2.error, latency_s=call.latency_s + call2.latency_s)
 
 
+class AgreeJudge:
+    """The verdict model, but a state change (supersede / transition) is committed only when
+    the deterministic rule also sees one (same speaker, topically close, change wording);
+    otherwise the pair changes nothing. Restatements, coexistence and scoped exceptions are
+    the model's. Fail-safe by construction: neither judge alone can retire a state."""
+
+    handles_speakers = True
+    max_pairs = 3
+
+    def __init__(self, first: VerdictJudge) -> None:
+        self.first = first
+        self.name = f"agree:{first.name}+rule"
+
+    def decide(self, old: Record, new: Record, score: GateScore | None) -> tuple[Verdict, JudgeCall]:
+        v, call = self.first.decide(old, new, score)
+        if v.action not in ("supersede", "transition") or call.fallback:
+            return v, call
+        rule = fallback_verdict(old, new, score, why="agreement check")
+        if rule.action != "none":
+            return v, call
+        kept = Verdict(action="none", conflict_status="unclear", conflict_type="none", links=[],
+                       reason=f"verdict model said {v.action}, the rule saw no change: not committed",
+                       confidence=v.confidence)
+        return kept, JudgeCall(old_id=call.old_id, status="ok", verdict=kept.model_dump(), fallback=False,
+                               raw=call.raw, latency_s=call.latency_s)
+
+
 def judge_from_spec(spec: str, *, llm: Any = None, band: float = 0.9) -> Any:
     """``verdict`` (the packaged verdict model), ``llm`` (``llm`` with the Judge prompt),
     ``rule``, ``cascade`` (verdict model, ``llm`` for uncertain pairs), or a verdict-model
@@ -184,6 +211,8 @@ def judge_from_spec(spec: str, *, llm: Any = None, band: float = 0.9) -> Any:
         return CascadeJudge(VerdictJudge(), LLMJudge(llm), band=band)
     if spec == "verdict":
         return VerdictJudge()
+    if spec == "agree":
+        return AgreeJudge(VerdictJudge())
     from .verdict import load_verdict_model
 
     return VerdictJudge(load_verdict_model(spec))
