@@ -69,6 +69,9 @@ class OverlayConfig:
     # Re-ask once, without the wrong-state rows, when the answer names only a value of the
     # state the question did not ask for (resolved packets).
     answer_check: bool = True
+    # Only the chains of the host's first N hits are resolved (shaped and noted); other hits
+    # are shown as the host ranked them. None resolves every hit's chain.
+    resolve_top: int | None = 2
     # Adaptive k: rows kept when the first row already answers the view from a resolved
     # chain; None keeps k rows.
     resolved_k: int | None = None
@@ -575,15 +578,17 @@ class ATMAOverlay:
         result = self._control(query, prof, pool, k)
         by_id = {c.id: c for c in pool}
         sources: dict[str, str] = {}
+        noted: list[str] = []
         if cfg.packet_mode in ("resolved", "control"):
             # Host seeds in host order (one row per record); hops, controller picks first, fill the rest.
             seed_recs = list({r.id: r for r, _ in seeds}.values())
             hop_order = (list(dict.fromkeys([*result.selected, *pi0])) if result.applied else pi0)
             hops = [by_id[i] for i in hop_order if i in by_id and by_id[i].bucket != "seed"]
             shaped = shape_packet(seed_recs, prof.view, fetch, k, hops=hops, resolved_k=cfg.resolved_k,
-                                  relevant={r.id for r in seed_recs})
+                                  relevant={r.id for r in seed_recs}, resolve_top=cfg.resolve_top)
             packet = [row.record for row in shaped]
             sources = {row.record.id: row.source for row in shaped}
+            noted = [row.record.id for row in shaped if row.resolved]
             if cfg.packet_mode == "control":  # same length, the host's own rows, no state
                 packet = [replace(r, status=Status.UNKNOWN, links=()) for r in seed_recs[: len(packet)]]
                 sources = {r.id: f"host#{i}" for i, r in enumerate(packet, 1)}
@@ -600,6 +605,7 @@ class ATMAOverlay:
             "packet": tuple(final),
             "sources": sources,
             "relevant": tuple(dict.fromkeys(r.id for r, _ in seeds)),
+            "noted": tuple(noted) if cfg.packet_mode == "resolved" else None,
             "timings": {"retrieve_s": t_pool - t0, "controller_s": t_end - t_pool,
                         "controller_llm_s": result.latency_s},
             "view": prof.view,
@@ -665,8 +671,11 @@ class ATMAOverlay:
         if cfg.packet_mode in ("resolved", "control"):
             related, pairs = self._chain_pairs(packet, part["relevant"])
             temporal = bool(part["profile"].get("guards", {}).get("temporal"))
+            noted = None if part["noted"] is None else set(part["noted"])
             rows_for = lambda recs: state_rows(self._shown_order(recs, temporal), related,  # noqa: E731
-                                               with_time=cfg.with_time)
+                                               with_time=cfg.with_time, noted=noted)
+            if noted is not None:  # the answer check only trusts the chains the packet resolves
+                pairs = [(a, b) for a, b in pairs if a.id in noted and b.id in noted]
             build = lambda recs, hint="": resolved_messages(query, view, rows_for(recs), hint=hint,  # noqa: E731
                                                             temporal=temporal)
         else:

@@ -162,6 +162,7 @@ class ShapedRow:
 
     record: Record
     source: str  # "host#2", "successor<-r7" (replaced a stale host hit), "predecessor<-r9", "hop:<pool source>"
+    resolved: bool = False  # part of a chain the packet resolves (state notes may be shown)
 
 
 def _walk(start: Record, types: frozenset[LinkType], fetch: Fetch, limit: int) -> list[Record]:
@@ -197,6 +198,7 @@ def shape_packet(
     hops: Sequence[Candidate] = (),
     resolved_k: int | None = None,
     relevant: Iterable[str] | None = None,
+    resolve_top: int | None = None,
 ) -> list[ShapedRow]:
     """The evidence packet shaped by the requested view, never worse than the host's own.
 
@@ -213,19 +215,36 @@ def shape_packet(
     when that other record is itself among the host's hits for the question: a chain whose
     other end the host does not find relevant is more likely a wrong state decision than
     an answer, and must not push out a hit the host got right.
+
+    ``resolve_top``: only the chains of the host's first N hits are resolved (the slot the
+    question is most likely about); every other hit is shown as the host ranked it, with
+    no state note, so a wrong state decision elsewhere cannot change the packet.
     """
     rows: list[ShapedRow] = []
     present: set[str] = set()
     ok = set(relevant) if relevant is not None else {r.id for r in seeds}
+    top = max(k, 0) if resolve_top is None else max(resolve_top, 0)
+    chain_ids: set[str] = set()
+    for seed in seeds[:top]:
+        chain_ids.add(seed.id)
+        head = None if seed.is_live else live_head(seed, fetch)
+        if head is not None and head.id in ok:
+            chain_ids.add(head.id)
+        for p in _walk(head or seed, PREDECESSOR, fetch, MAX_CHAIN):
+            if p.id in ok:
+                chain_ids.add(p.id)
 
     def put(rec: Record, source: str) -> None:
         if rec.id not in present:
             present.add(rec.id)
-            rows.append(ShapedRow(record=rec, source=source))
+            rows.append(ShapedRow(record=rec, source=source, resolved=rec.id in chain_ids))
 
     past_first = view in ("historical", "transition")
     for rank, seed in enumerate(seeds[: max(k, 0)]):
         src = f"host#{rank + 1}"
+        if rank >= top and seed.id not in chain_ids:
+            put(seed, src)
+            continue
         if not past_first:
             head = None if seed.is_live else live_head(seed, fetch)
             if head is not None and head.id in ok:
@@ -244,7 +263,8 @@ def shape_packet(
                 put(head, f"successor<-{seed.id}")
     if not past_first:  # a stale row whose live successor is shown is not a separate fact
         shown_live = {r.record.id for r in rows if r.record.is_live}
-        rows = [r for r in rows if r.record.is_live or not (set(r.record.linked(*SUCCESSOR)) & shown_live)]
+        rows = [r for r in rows if r.record.is_live or not r.resolved
+                or not (set(r.record.linked(*SUCCESSOR)) & shown_live)]
     rows = rows[: max(k, 0)]
     for c in hops:
         if len(rows) >= k:

@@ -115,14 +115,15 @@ class StateRow:
 
 
 def state_rows(records: Sequence[Record], related: Mapping[str, Record], *, with_time: bool = True,
-               max_chars: int = 600, render_text: Any = None) -> list[StateRow]:
+               max_chars: int = 600, render_text: Any = None, noted: Any = None) -> list[StateRow]:
     """The packet with a plain-language state note per row, each state said once.
 
     A note needs the other end of the row's chain: a record in the packet or in
     ``related`` (the overlay passes the linked records the host also found relevant). A
     row whose counterpart is neither gets no note: its state is whatever its text says,
     as it would be for the host alone. ``render_text(record)`` may replace the row text
-    (time expressions resolved inline).
+    (time expressions resolved inline). ``noted``: the ids that may carry a note (the
+    chains the packet resolves); None allows every row.
     """
     pos = {r.id: i for i, r in enumerate(records, 1)}
     known = {**dict(related), **{r.id: r for r in records}}
@@ -130,7 +131,9 @@ def state_rows(records: Sequence[Record], related: Mapping[str, Record], *, with
     for r in records:
         succ = [known[t] for t in r.linked(*_SUCCESSORS) if t in known]
         prev = [t for t in r.linked(*_PREDECESSORS) if t in known]
-        if not r.is_live and succ:
+        if noted is not None and r.id not in noted:
+            note, state = "", "plain"
+        elif not r.is_live and succ:
             later = succ[0]
             when = f" on {human_date(later.time)}" if later.time else ""
             ref = f" by [{pos[later.id]}]" if later.id in pos else ""

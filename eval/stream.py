@@ -73,6 +73,9 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--packet-mode", choices=("resolved", "labelled"), default="resolved",
                    help="overlay packet: view-shaped rows with plain state notes, or the paper's five labels "
                         "(default: %(default)s)")
+    p.add_argument("--resolve-top", type=int, default=2,
+                   help="resolved packets: resolve the chains of the host's first N hits only (default: %(default)s; "
+                        "0: none)")
     p.add_argument("--arms", default="",
                    help="attribution arms answered from the overlay row's replay, comma-separated: labelled (the "
                         "paper's labelled packet), control (length-matched host rows, no state), oracle (the "
@@ -130,6 +133,7 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
         cfg.update({"gate": args.gate, "controller": args.controller, "audit_judge": not args.no_audit_judge})
         cfg["packet_order"] = args.packet_order
         cfg["packet_mode"] = row.packet_mode or getattr(args, "packet_mode", "resolved")
+        cfg["resolve_top"] = getattr(args, "resolve_top", 2)
         if getattr(args, "judge", "verdict") != "llm":  # absent for the LLM Judge, so older run dirs still resume
             cfg["judge"] = args.judge
     return cfg
@@ -169,7 +173,8 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
 
         gate = gate_from_spec(args.gate, embedder)
     cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller),
-                        packet_order=args.packet_order, packet_mode=getattr(args, "packet_mode", "resolved"))
+                        packet_order=args.packet_order, packet_mode=getattr(args, "packet_mode", "resolved"),
+                        resolve_top=getattr(args, "resolve_top", 2))
     audit_judge = None
     if any(r.overlay for r in rows):
         from atma.judging import judge_from_spec

@@ -152,3 +152,17 @@ def test_rows_resolve_time_expressions_and_when_questions_order_by_event_time():
     assert "answer with the date the memory gives" in user
     # by event time: the 2019 memory (said later) comes first
     assert user.index("2019") < user.index("yesterday")
+
+
+def test_resolve_top_leaves_lower_hits_as_the_host_ranked_them():
+    old, new, other = chain()
+    stale2 = Record(id="r5", namespace="n", text="I had a red car.", status=Status.SUPERSEDED,
+                    links=(Link(LinkType.SUPERSEDED_BY, "r6"),))
+    live2 = Record(id="r6", namespace="n", text="I drive a blue van.", links=(Link(LinkType.SUPERSEDES, "r5"),))
+    f = fetcher(old, new, other, stale2, live2)
+    rel = {"r1", "r2", "r3", "r5", "r6"}
+    rows = shape_packet([old, other, stale2, live2], "current", f, 5, relevant=rel, resolve_top=1)
+    assert [(r.record.id, r.resolved) for r in rows] == [("r2", True), ("r3", False), ("r5", False), ("r6", False)]
+    rows = shape_packet([old, other, stale2, live2], "current", f, 5, relevant=rel)
+    assert [r.record.id for r in rows] == ["r2", "r3", "r6"]
+    assert state_rows([stale2, live2], {}, noted={"r1"})[0].note == ""
