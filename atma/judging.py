@@ -23,7 +23,7 @@ import time as _time
 from typing import Any, Protocol, runtime_checkable
 
 from .judge import JUDGE_SCHEMA, MAX_RAW_CHARS, Verdict, fallback_verdict, judge_messages, parse_verdict
-from .protocols import GateScore
+from .protocols import GateScore, error_line as _why, failure_status
 from .records import Record
 from .trace import JudgeCall
 
@@ -77,7 +77,7 @@ class LLMJudge:
             comp = self.llm.complete(msgs, max_tokens=self.max_tokens, temperature=0.0, json_schema=JUDGE_SCHEMA,
                                      timeout=self.timeout_s)
         except Exception as e:  # noqa: BLE001 - any failure of the backend falls back, nothing is lost
-            status = "timeout" if isinstance(e, TimeoutError) or getattr(e, "kind", "") == "timeout" else "error"
+            status = failure_status(e)
             v = fallback_verdict(old, new, score, why=status)
             return v, JudgeCall(old_id=old.id, status=status, verdict=v.model_dump(), fallback=True,
                                 error=_why(e), latency_s=_time.perf_counter() - t0)
@@ -96,15 +96,6 @@ class LLMJudge:
                                 raw=raw, error=parsed.error, latency_s=latency)
         return parsed.verdict, JudgeCall(old_id=old.id, status="ok", verdict=parsed.verdict.model_dump(),
                                          fallback=False, raw=raw, latency_s=latency)
-
-
-def _why(e: BaseException) -> str:
-    """One short line naming an exception, even when its ``__str__`` misbehaves."""
-    try:
-        msg = str(e)
-    except Exception:  # noqa: BLE001
-        msg = "<unprintable>"
-    return f"{type(e).__name__}: {msg}"[:300]
 
 
 class VerdictJudge:

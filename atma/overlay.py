@@ -22,7 +22,7 @@ from .bank import BankError, StateBank, check_namespace
 from .judge import MAX_RAW_CHARS, Verdict, admission, fallback_verdict, pair_prefilter, plan_commit
 from .packet import PREDECESSOR, Candidate, apply_selection, build_pool, prerank, shape_packet, top_k
 from .profiler import profile
-from .protocols import LLM, GateScore, Host, HostHit, LLMError, PairGate
+from .protocols import LLM, GateScore, Host, HostHit, LLMError, PairGate, error_line as _why, failure_status as _failure_status
 from .records import SUCCESSOR, Record, Status
 from .serializer import qa_messages, resolved_messages, serialize, state_rows
 from .trace import JudgeCall, PairTrace, QueryTrace, WriteTrace
@@ -217,22 +217,6 @@ def _check_text(what: str, value: Any) -> None:
 
 def _surrogate_at(value: str) -> int:
     return next((i for i, ch in enumerate(value) if 0xD800 <= ord(ch) <= 0xDFFF), -1)
-
-
-def _why(e: BaseException) -> str:
-    """One short line naming an exception, even when its ``__str__`` misbehaves."""
-    try:
-        msg = str(e)
-    except Exception:  # noqa: BLE001
-        msg = "<unprintable>"
-    line = f"{type(e).__name__}: {msg}" if not isinstance(e, LLMError) else msg
-    return line[:300]
-
-
-def _failure_status(e: BaseException) -> str:
-    if isinstance(e, TimeoutError) or (isinstance(e, LLMError) and e.kind == "timeout"):
-        return "timeout"
-    return "error"
 
 
 def _reply_text(comp: Any) -> tuple[Any, float, int, int]:

@@ -22,6 +22,8 @@ __all__ = [
     "LLMError",
     "Message",
     "PairGate",
+    "error_line",
+    "failure_status",
 ]
 
 Message = Mapping[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
@@ -158,3 +160,21 @@ class PairGate(Protocol):
     def features(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def route(self, new: np.ndarray, olds: np.ndarray) -> list[GateScore]: ...
+
+
+def error_line(e: BaseException) -> str:
+    """One short line naming an exception, even when its ``__str__`` misbehaves (an
+    LLMError's own message already names the backend)."""
+    try:
+        msg = str(e)
+    except Exception:  # noqa: BLE001
+        msg = "<unprintable>"
+    line = f"{type(e).__name__}: {msg}" if not isinstance(e, LLMError) else msg
+    return line[:300]
+
+
+def failure_status(e: BaseException) -> str:
+    """``"timeout"`` for a call that ran past its limit, else ``"error"``."""
+    if isinstance(e, TimeoutError) or (isinstance(e, LLMError) and e.kind == "timeout"):
+        return "timeout"
+    return "error"
