@@ -19,7 +19,8 @@ from atma.sentry import CosineGate
 
 def make(tmp_path, minilm, llm, judge_llm=None, ns="dana", **cfg):
     host = BuiltinHost(tmp_path / "mem.db", embedder=minilm, answerer=llm)
-    return ATMAOverlay(host, namespace=ns, llm=llm, judge_llm=judge_llm, gate=CosineGate(minilm, threshold=0.3),
+    # the LLM Judge path is what these tests exercise (the default Judge is the verdict model)
+    return ATMAOverlay(host, namespace=ns, llm=llm, judge_llm=judge_llm or llm, gate=CosineGate(minilm, threshold=0.3),
                        config=OverlayConfig(**cfg))
 
 
@@ -79,7 +80,7 @@ def test_answer_with_real_llm_persists_and_isolates(tmp_path, minilm, smollm):
     ov.add("I moved to Bristol, I don't live in Leeds now.", time="2024-06-02T10:00", speaker="Dana")
     a = ov.answer("Where did Dana live before?")
     assert a.answer and a.trace.timings["qa_llm_s"] > 0
-    assert set(a.trace.labels.values()) <= {"current memory", "historical memory"}
+    assert set(a.trace.labels.values()) <= {"now", "past", "plain"}  # resolved packet states
     # reopen the same file: bank state and traces survive; another namespace sees nothing
     bank = StateBank(tmp_path / "mem.db")
     assert len(bank.records("dana")) == 2 and bank.traces("dana", kind="query")
@@ -96,7 +97,7 @@ def test_cli_add_ask_trace_round_trip(tmp_path, capsys, smollm):
                  "--speaker", "Dana", "I rent a flat in Leeds."]) == 0
     assert main(["--db", db, "ask", "--ns", "u1", "--llm", "smollm2-135m", "Where does Dana live?"]) == 0
     out = capsys.readouterr().out
-    assert "answer:" in out and "current memory" in out
+    assert "answer:" in out and "[plain" in out  # one record, no chain: shown as the host has it
     assert main(["--db", db, "trace", "--ns", "u1", "--json"]) == 0
     body = json.loads(capsys.readouterr().out)[0]
     assert body["query"] == "Where does Dana live?" and body["labelled"][0]["text"] == "I rent a flat in Leeds."
