@@ -388,7 +388,7 @@ class ATMAOverlay:
             decisions.append((old, verdict))
             calls.append(call)
         t_judge = _time.perf_counter()
-        slots = {old.slot for old, v in decisions if v.action != "none" or v.same_value}
+        slots = {old.slot or old.id for old, v in decisions if v.action != "none" or v.same_value}
         seen = {s: _members_key(self.bank.slot_members(ns, s)) for s in slots}
         return _WritePlan(new=new, new_feat=new_feat, candidates=candidates, scores=scores, decisions=decisions,
                           calls=tuple(calls), skip=skip, slots_seen=seen,
@@ -424,7 +424,9 @@ class ATMAOverlay:
                     self.bank.close_intent(ns, pending.token)
                 rid, seq = self.bank.next_id(ns)
                 new = replace(new, id=rid, seq=seq, host_id=host_id)
-                slots = {old.slot for old, v in decisions if v.action != "none"}
+                # every slot the new record may join: changes, and restatements (action "none"
+                # with same_value) too, so the slot's other live members get their links
+                slots = {old.slot or old.id for old, v in decisions if v.action != "none" or v.same_value}
                 members = {s: self.bank.slot_members(ns, s) for s in slots}
                 commit = plan_commit(new, decisions, members)
                 stored = self.bank.commit(commit, features={self.gate.cache_key: plan.new_feat})

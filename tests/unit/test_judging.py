@@ -152,3 +152,19 @@ def test_plan_commit_restatement_without_a_change_is_coexist():
     assert [(ch.action, ch.old_id) for ch in c.changes] == [(Action.COEXIST, "r1")]
     plain = Verdict(action="none", conflict_status="no_conflict", conflict_type="none")
     assert plan_commit(new, [(old, plain)], {"r1": [old]}).changes == ()
+
+
+def test_a_restatement_of_a_slot_member_links_the_slot_s_other_members():
+    """Regression (found replaying LTP profile 0): a restatement joins a slot that already holds
+    two coexisting records; the slot's other live member must get its link in the same commit,
+    or the bank refuses the write with an InvariantError."""
+    a, b = "I rent a flat in Leeds.", "I also keep a caravan in Whitby."
+    again = "Still renting that flat in Leeds, by the way."
+    judge = FakeVerdict({(a, b): ("coexist", 0.95, False), (b, again): ("none", 0.95, True),
+                         (a, again): ("none", 0.95, True)})
+    ov = _overlay(judge, max_judge_pairs=1)
+    r1 = ov.add(a, speaker="Dana").record
+    r2 = ov.add(b, speaker="Dana").record
+    assert r2.slot == r1.slot
+    r3 = ov.add(again, speaker="Dana").record  # joins via one member only (max one pair)
+    assert r3.slot == r1.slot and ov.bank.check_invariants("u") == []
