@@ -42,10 +42,11 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--embedder", default="minilm", help="embedder: minilm, an HF id or a local path")
         p.add_argument("--gate", default="sentry",
                    help="pair gate: sentry (the shipped checkpoint), cosine, or a Sentry checkpoint folder")
-        p.add_argument("--judge", default="verdict",
-                       help="audit Judge: verdict (the packaged verdict model), llm (--llm with the Judge prompt), "
-                            "rule, cascade (verdict model; --llm for uncertain pairs), or a verdict checkpoint "
-                            "(default: %(default)s)")
+        p.add_argument("--judge", default="rule",
+                       help="audit Judge: rule (the deterministic anchored rule), verdict (the packaged verdict "
+                            "model), agree (verdict model and rule must both see a change), llm (--llm with the "
+                            "Judge prompt), cascade (verdict model; --llm for uncertain pairs), or a verdict "
+                            "checkpoint (default: %(default)s)")
 
     p = sub.add_parser("add", help="store one event and commit its state relations")
     p.add_argument("--ns", required=True, help="namespace (user / tenant); created on first add")
@@ -149,7 +150,7 @@ def _overlay(args: argparse.Namespace, *, need_llm: bool = True) -> Any:
     from atma.judging import judge_from_spec
     from atma.sentry import gate_from_spec
 
-    judge_spec = getattr(args, "judge", "verdict")
+    judge_spec = getattr(args, "judge", "rule")
     need_llm = need_llm or judge_spec in ("llm", "cascade")
     llm = load_llm(args.llm) if need_llm else None
     if llm is not None and hasattr(llm, "load"):

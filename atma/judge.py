@@ -23,6 +23,8 @@ __all__ = [
     "JudgeParse",
     "Verdict",
     "fallback_verdict",
+    "keep_strongest_changes",
+    "lexical_anchor",
     "judge_messages",
     "load_reply",
     "parse_verdict",
@@ -315,25 +317,149 @@ _CHANGE = re.compile(
     re.IGNORECASE,
 )
 _NEGATION = re.compile(r"\b(not|no|never|don't|doesn't|didn't|isn't|aren't|wasn't|can't|won't)\b", re.IGNORECASE)
+#: Wording that says a state ended or was replaced (not just "new" or "no"): with a topical and
+#: lexical anchor on the old record, enough for the rule to retire it.
+_ENDED = re.compile(
+    r"\b(no longer|not any ?more|any ?more(?=\s*(?:[.!,;:)\-–—]|$))|no more|instead(?: of)?|these days|nowadays|"
+    r"used to|switched|switching|changed|moved|relocated|quit|gave up|given up|stopped|put (?:\w+ ){0,2}down|"
+    r"dropped|replaced|swapped|traded|is history|(?:is|are|'s) (?:\w+ )?behind me|"
+    r"(?:was|were) (?:\w+ ){0,4}for (?:ages|years|a while|a long time)|"
+    r"broke up|split up|got rid|sold|passed away|retired|over now|not (?:\w+ ){0,2}(?:any )?longer|"
+    r"turns out (?:i|i'm|my|that)|correction|i meant|scratch that|set the record straight|gone off|"
+    r"(?:got|grew|getting|am|i'm) (?:\w+ )?tired of|sick of|shifted|moved on|in a box now|"
+    r"still (?:like|love|enjoy|dabble|remember|play|do|watch|read|listen|go)\w*(?: \w+){0,8},? but)\b",
+    re.IGNORECASE,
+)
+# "won't quit", "never moved", "don't want to change": a change word under a negation says no change.
+_NEGATED_CHANGE = re.compile(r"\b(?:won't|wouldn't|don't|didn't|never|not|can't|couldn't)\s+(?:\w+\s+){0,2}$",
+                             re.IGNORECASE)
+#: Weaker wording ("now", "lately", "actually", "left"): a change only with a stronger lexical anchor.
+_ENDED_WEAK = re.compile(r"\b(now|lately|actually|left|these days|nowadays)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+# A name used to address someone ("Thanks, Mel!", "... you, Caroline.") is not what a statement is about.
+_VOCATIVE = re.compile(r"(?:^|\b(?:hey|hi|hello|thanks|thank you|yeah|yes|no|oh|wow|congrats|sorry|aw+)[,!]?\s+|,\s*)"
+                       r"([A-Z][a-z]+)(?=\s*[!.?,]|$)")
+_STOP = frozenset("""a about above after again against all also am an and any are aren't as at be because been before
+being below between both but by can can't could did didn't do does doesn't doing don't down during each few for from
+further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his how
+how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor not of off
+on once only or other ought our ours ourselves out over own same shan't she she'd she'll she's should shouldn't so some
+such than that that's the their theirs them themselves then there there's these they they'd they'll they're they've
+this those through to too under until up very was wasn't we we'd we'll we're we've were weren't what what's when
+when's where where's which while who who's whom why why's with won't would wouldn't you you'd you'll you're you've
+your yours yourself yourselves just really so also still now these days lately anymore longer used ago time times
+lot lots thing things stuff way day days week weeks year years month months today yesterday tomorrow got get getting
+gotten go going gone went make made making like liked love loved great good nice cool awesome amazing glad happy
+thanks thank hey hi hello wow oh yeah yes haha lol btw anyway honestly actually totally pretty super much many
+little bit kind sort feel felt think thought know knew want wanted need needed hope say said tell told fun really
+new old change changed changes since instead no more quick update life small funny happens happen share shared
+fact facts wondering just thought roughly around approximately nearly almost usually mostly often always every
+each most least right""".split())
+
+
+def statements(text: str) -> str:
+    """``text`` without its questions ("Have you made any more art lately?" states nothing)."""
+    parts = [x for x in re.split(r"(?<=[.!?])\s+", text.strip()) if x and not x.rstrip().endswith("?")]
+    return " ".join(parts)
+
+
+def _content(text: str, drop: set[str]) -> set[str]:
+    """Content words of ``text`` (lower case, naive singular), without stopwords and ``drop``."""
+    out = set()
+    for w in _WORD.findall(text.lower()):
+        w = w.split("'")[0]
+        if len(w) < 3 or w in _STOP or w in drop or w.isdigit():
+            continue
+        out.add(w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w)
+    return out
+
+
+_SENT_START = re.compile(r"(?:^|[.!?:;\-–—]\s+|\n)\W*([A-Z]\w*)")
+
+
+def _proper(text: str, drop: set[str]) -> set[str]:
+    """Capitalised words not opening a sentence (names of places, pets, languages, brands),
+    lower-cased, without ``drop``."""
+    starts = {m.start(1) for m in _SENT_START.finditer(text)}
+    out = set()
+    for m in re.finditer(r"\b[A-Z][a-z]{2,}\b", text):
+        w = m.group(0).lower()
+        if m.start() not in starts and w not in drop and w not in _STOP and w != "i":
+            out.add(w)
+    return out
+
+
+def lexical_anchor(old_text: str, new_text: str, names: Sequence[str] = ()) -> tuple[int, float, bool, bool]:
+    """(content words shared by the two statements, their share of the shorter statement's
+    content words, both state a number, they share a name): how directly the new statement talks about
+    what the old one said. Speakers' names and names used to address someone are not content.
+
+    >>> lexical_anchor("My commute is about 25 minutes.", "With the road work my commute is 50 minutes now.")
+    (2, 1.0, True, False)
+    >>> lexical_anchor("Thanks, Mel! The event was great.", "Hey Mel! So proud of you!", ["Caroline"])
+    (0, 0.0, False, False)
+    >>> lexical_anchor("I look after Pepper, a chinchilla. Cutest guest ever.", "No more Pepper - owners took him.")[3]
+    True
+    """
+    drop = {n.lower() for n in names if n}
+    for t in (old_text, new_text):
+        drop.update(m.group(1).lower() for m in _VOCATIVE.finditer(t))
+    old_words, new_words = _content(old_text, drop), _content(new_text, drop)
+    shared = old_words & new_words
+    cover = len(shared) / min(len(old_words), len(new_words)) if old_words and new_words else 0.0
+    named = bool(_proper(old_text, drop) & ({w.lower() for w in re.findall(r"\b[A-Z][a-z]{2,}\b", new_text)} - drop))
+    return (len(shared), round(cover, 4), bool(_NUMBER.search(old_text)) and bool(_NUMBER.search(new_text)), named)
+
 
 #: Topic agreement at or above which the fallback treats a pair as the same attribute.
 FALLBACK_SAME_TOPIC = 0.6
+#: Topic agreement at which a pair without any shared content word still counts as one attribute.
+FALLBACK_CLOSE_TOPIC = 0.8
+#: Lowest topic agreement at which a pair that shares a content word, with strong change wording, counts.
+FALLBACK_SHARED_TOPIC = 0.45
+#: Lowest topic agreement at which a pair that shares a name (a place, a pet, a language) counts.
+FALLBACK_ANCHORED_TOPIC = 0.3
+#: Share of the shorter statement's content words the two must have in common to be about one thing.
+FALLBACK_COVER = 0.2
 
 
 def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: str) -> Verdict:
-    """Deterministic rule used when the Judge's output is invalid, late or failed.
+    """Deterministic rule used when the Judge's output is invalid, late or failed, and the
+    ``rule`` Judge.
 
-    Conservative: supersede only when the pair is topically close, spoken by the same
-    person, and the new text carries change or negation wording; otherwise none.
+    Conservative: supersede only when the same person (or an unattributed text) speaks about
+    themself (first person) in wording that says a state ended or was replaced, about what the
+    old record said: the pair is topically close (``score.a``) and the new text shares a
+    content word with the old one or both state a number (very close pairs need no shared
+    word). Otherwise none: chit-chat, reactions to the other person ("No doubts, you have such
+    a caring heart!") and news about another topic change nothing.
     """
     same_person = not old.speaker or not new.speaker or old.speaker == new.speaker
-    close = score is not None and score.a >= FALLBACK_SAME_TOPIC
-    if same_person and close and (_CHANGE.search(new.text) or _NEGATION.search(new.text)):
-        ctype = "explicit_negation" if _NEGATION.search(new.text) else "temporal_update"
-        return Verdict(reason=f"fallback rule ({why}): same topic, change wording", conflict_status="conflict",
-                       conflict_type=ctype, action="supersede", links=["supersedes"], old_state=old.text[:300])
-    return Verdict(reason=f"fallback rule ({why}): no clear change", conflict_status="unclear",
+    a = score.a if score is not None else 0.0
+    none = Verdict(reason=f"fallback rule ({why}): no clear change", conflict_status="unclear",
                    conflict_type="none", action="none", links=[])
+    said = statements(new.text)
+    strong = any(not _NEGATED_CHANGE.search(said[: m.start()]) for m in _ENDED.finditer(said))
+    if not same_person or a < FALLBACK_ANCHORED_TOPIC or not (strong or _ENDED_WEAK.search(said)):
+        return none
+    if not _FIRST_PERSON.search(said):
+        return none
+    shared, cover, numbers, named = lexical_anchor(old.text, new.text, (old.speaker, new.speaker))
+    if strong:  # the new text names what the old one said, or both give a number on one topic
+        anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
+                    or (numbers and a >= FALLBACK_SAME_TOPIC) or a >= FALLBACK_CLOSE_TOPIC)
+    else:  # "now", "lately": only a direct restatement of the old statement with a new value
+        anchored = a >= FALLBACK_SAME_TOPIC and ((numbers and (shared >= 1 or a >= 0.75)) or named
+                                                 or (shared >= 2 and cover >= 2 * FALLBACK_COVER))
+    if not anchored:
+        return none
+    confidence = round(min(0.99, 0.5 + 0.25 * min(cover, 1.0) + 0.1 * (numbers or named) + 0.15 * a), 4)
+    ctype = "explicit_negation" if _NEGATION.search(new.text) else "temporal_update"
+    return Verdict(reason=f"fallback rule ({why}): same topic, change wording", conflict_status="conflict",
+                   conflict_type=ctype, action="supersede", links=["supersedes"], old_state=old.text[:300],
+                   confidence=confidence)
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -375,6 +501,24 @@ def value_root(r: Record) -> str:
     """The record that first stated ``r``'s value (restatements and acknowledgements carry it
     in ``meta["value_of"]``); a record that restates nothing is its own root."""
     return str((r.meta or {}).get("value_of") or r.id)
+
+
+def keep_strongest_changes(decisions: Sequence[tuple[Record, Verdict]], limit: int | None
+                           ) -> list[tuple[Record, Verdict]]:
+    """At most ``limit`` state changes among one write's verdicts: the most confident (ties: the
+    stronger gate pair, which comes first) stay; the others become "none" with the reason."""
+    changes = [i for i, (_, v) in enumerate(decisions) if v.action in ("supersede", "transition")]
+    if limit is None or len(changes) <= limit:
+        return list(decisions)
+    ranked = sorted(changes, key=lambda i: (-(decisions[i][1].confidence or 0.0), i))
+    drop = set(ranked[limit:])
+    out = []
+    for i, (old, v) in enumerate(decisions):
+        if i in drop:
+            v = v.model_copy(update={"action": "none", "links": [], "conflict_status": "unclear",
+                                     "reason": f"{v.reason} [not committed: a stronger change in this write]"})
+        out.append((old, v))
+    return out
 
 
 def plan_commit(new: Record, decisions: Sequence[tuple[Record, Verdict]], slot_members: Mapping[str, Sequence[Record]]) -> Commit:

@@ -19,7 +19,7 @@ import numpy as np
 from . import controller as ctl
 from .answercheck import check_answer
 from .bank import BankError, StateBank, check_namespace
-from .judge import MAX_RAW_CHARS, Verdict, admission, fallback_verdict, pair_prefilter, plan_commit
+from .judge import MAX_RAW_CHARS, Verdict, admission, fallback_verdict, keep_strongest_changes, pair_prefilter, plan_commit
 from .packet import PREDECESSOR, Candidate, apply_selection, build_pool, prerank, shape_packet, top_k
 from .profiler import profile
 from .protocols import LLM, GateScore, Host, HostHit, LLMError, PairGate, error_line as _why, failure_status as _failure_status
@@ -42,6 +42,10 @@ class OverlayConfig:
     # Judge calls per write at most (strongest gate pairs first). None: the Judge's own
     # ``max_pairs`` (1 for an LLM Judge, 3 for the verdict model, which takes milliseconds).
     max_judge_pairs: int | None = None
+    # State changes (supersede / transition) one write may commit from its independently judged
+    # pairs: the most confident are kept, the rest change nothing (one statement rarely ends two
+    # states; a restated copy of a retired value is retired through its slot anyway). None: all.
+    max_changes: int | None = 1
     admission: bool = True  # questions and short reactions are stored without an audit
     # True: pairs by two different speakers never reach the Judge. None: only when the Judge
     # cannot tell speakers apart (the LLM prompt, the rule); the verdict model is trained on
@@ -238,8 +242,8 @@ class ATMAOverlay:
 
     ``llm`` answers questions; ``controller_llm`` defaults to it. ``judge`` decides state
     relations (an :class:`atma.judging.JudgeBackend`); when it is not given, ``judge_llm``
-    (an LLM) judges with the Judge prompt if given, else the packaged verdict model
-    (:func:`atma.judging.default_judge`; the deterministic rule where torch is missing).
+    (an LLM) judges with the Judge prompt if given, else the deterministic anchored rule
+    (:func:`atma.judging.default_judge`).
     ``gate`` decides which pairs the Judge sees (default: the shipped Sentry checkpoint;
     where torch or the checkpoint is missing, cosine similarity over ``embedder`` or the
     host's embedder).
@@ -387,6 +391,7 @@ class ATMAOverlay:
             llm_s += call.latency_s
             decisions.append((old, verdict))
             calls.append(call)
+        decisions = keep_strongest_changes(decisions, cfg.max_changes)
         t_judge = _time.perf_counter()
         slots = {old.slot or old.id for old, v in decisions if v.action != "none" or v.same_value}
         seen = {s: _members_key(self.bank.slot_members(ns, s)) for s in slots}

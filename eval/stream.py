@@ -81,10 +81,11 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
                         "paper's labelled packet), control (length-matched host rows, no state), oracle (the "
                         "overlay with gold states from the probes' cues: a diagnostic upper bound)")
     p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule (same as --judge rule)")
-    p.add_argument("--judge", default="verdict",
-                   help="audit Judge for overlay writes: verdict (the packaged verdict model), llm (--llm with the "
-                        "Judge prompt), rule, cascade (verdict model; --llm for uncertain pairs), or a verdict "
-                        "checkpoint (default: %(default)s)")
+    p.add_argument("--judge", default="rule",
+                   help="audit Judge for overlay writes: rule (the deterministic anchored rule), verdict (the "
+                        "packaged verdict model), agree (both must see a change), llm (--llm with the Judge prompt), "
+                        "cascade (verdict model; --llm for uncertain pairs), or a verdict checkpoint "
+                        "(default: %(default)s)")
     p.add_argument("--embedder", default="minilm", help="embedder (default: %(default)s)")
     p.add_argument("--k", type=int, default=5, help="retrieval budget, both rows (default: %(default)s)")
     p.add_argument("--n-ctx", type=int, default=4096, help="llama.cpp context (default: %(default)s)")
@@ -134,7 +135,7 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
         cfg["packet_order"] = args.packet_order
         cfg["packet_mode"] = row.packet_mode or getattr(args, "packet_mode", "resolved")
         cfg["resolve_top"] = getattr(args, "resolve_top", 2)
-        if getattr(args, "judge", "verdict") != "llm":  # absent for the LLM Judge, so older run dirs still resume
+        if getattr(args, "judge", "rule") != "llm":  # absent for the LLM Judge, so older run dirs still resume
             cfg["judge"] = args.judge
     return cfg
 
@@ -179,7 +180,7 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
     if any(r.overlay for r in rows):
         from atma.judging import judge_from_spec
 
-        audit_judge = judge_from_spec(getattr(args, "judge", "verdict"), llm=llm)
+        audit_judge = judge_from_spec(getattr(args, "judge", "rule"), llm=llm)
 
     def make_host(path: str, emb: Any, answerer: Any) -> Any:
         # Hosts that maintain their store with an LLM (insideout, amem, graphiti) always get one.

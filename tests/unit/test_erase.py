@@ -22,7 +22,8 @@ TRANSITION = json.dumps({"same_attribute": True, "old_still_true": False, "actio
 def build(path: Path):
     emb = HashEmbedder()
     llm = ScriptedLLM(route={"audit a personal memory": lambda m: TRANSITION, "answer a question": lambda m: "Bristol"})
-    ov = ATMAOverlay(BuiltinHost(str(path), embedder=emb), namespace="u", llm=llm, gate=CosineGate(emb, threshold=0.0),
+    ov = ATMAOverlay(BuiltinHost(str(path), embedder=emb), namespace="u", llm=llm, judge_llm=llm,
+                     gate=CosineGate(emb, threshold=0.0),
                      config=OverlayConfig())
     ov.add(SECRET, speaker="Dana")
     ov.add("Dana is halfway through moving out of the Quarry Lane flat in Leeds to Bristol", speaker="Dana")

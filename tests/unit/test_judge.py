@@ -105,3 +105,55 @@ def test_admission_and_pair_prefilter():
     assert admission("I finally moved to Bristol last week.") is None
     assert pair_prefilter(rec("r1", "x", speaker="Dana"), rec("r2", "y", speaker="Sam")) == "different speakers"
     assert pair_prefilter(rec("r1", "x", speaker=""), rec("r2", "y", speaker="Sam")) is None
+
+
+# The anchored rule on pairs written for these tests (own wording; no benchmark strings).
+_RULE_CHANGES = [
+    ("I keep two hamsters called Biscuit and Mochi.", "No more hamsters for me - Biscuit and Mochi went to my niece."),
+    ("My rent is $950 a month for the studio.", "Rent went up, I'm paying $1,100 a month now."),
+    ("I'm learning Italian on the bus every morning.", "I switched from Italian to Japanese, starting from scratch."),
+    ("Saturdays I swim laps at the leisure centre.", "I stopped swimming laps, my shoulder can't take it."),
+    ("I work the night shift at the depot.", "I don't work nights at the depot anymore, days only now."),
+]
+_RULE_NO_CHANGE = [
+    ("Thanks, Priya! Your support means the world to me.", "Thanks, Priya! I won't quit, you keep me going!"),
+    ("Loved the photos from your trip, Omar!", "Have you made any more trips lately, Omar?"),
+    ("I went to a pottery class last week, so relaxing.", "I feel the same way about art, it helps us connect."),
+    ("My sister lives in Porto.", "My brother moved to Lyon last spring."),  # another person's news, no anchor
+    ("I love my morning run by the canal.", "You ran a marathon? That's amazing, I'm so proud of you!"),
+]
+
+
+def _pair(old_text, new_text, a=0.7, old_speaker="Dana", new_speaker="Dana"):
+    from atma.protocols import GateScore
+    from atma.records import Record
+
+    old = Record(id="r1", namespace="u", text=old_text, speaker=old_speaker)
+    new = Record(id="r2", namespace="u", text=new_text, speaker=new_speaker)
+    return fallback_verdict(old, new, GateScore(a=a, b=None, d=None, escalate=True), why="test")
+
+
+def test_anchored_rule_retires_a_state_the_new_statement_names():
+    for old, new in _RULE_CHANGES:
+        v = _pair(old, new)
+        assert v.action == "supersede" and v.confidence is not None, (old, new)
+
+
+def test_anchored_rule_ignores_chit_chat_negated_changes_and_questions():
+    for old, new in _RULE_NO_CHANGE:
+        assert _pair(old, new).action == "none", (old, new)
+    old, new = _RULE_CHANGES[0]
+    assert _pair(old, new, new_speaker="Sam").action == "none"  # another speaker's words
+    assert _pair(old, new, a=0.1).action == "none"  # another topic altogether
+
+
+def test_one_write_commits_its_strongest_change_only():
+    from atma.judge import Verdict, keep_strongest_changes
+    from atma.records import Record
+
+    recs = [Record(id=f"r{i}", namespace="u", text=f"t{i}") for i in range(3)]
+    v = [Verdict(action="supersede", conflict_status="conflict", conflict_type="temporal_update", links=["supersedes"],
+                 confidence=c) for c in (0.6, 0.9, 0.7)]
+    kept = keep_strongest_changes(list(zip(recs, v)), 1)
+    assert [x.action for _, x in kept] == ["none", "supersede", "none"]
+    assert [x.action for _, x in keep_strongest_changes(list(zip(recs, v)), None)] == ["supersede"] * 3

@@ -87,8 +87,8 @@ def test_state_notes_are_plain_and_said_once():
 def make(qa, **cfg):
     emb = HashEmbedder()
     llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question": qa})
-    ov = ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", llm=llm, gate=CosineGate(emb, threshold=0.0),
-                     config=OverlayConfig(**cfg))
+    ov = ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", llm=llm, judge_llm=llm,
+                     gate=CosineGate(emb, threshold=0.0), config=OverlayConfig(**cfg))
     ov.add("I rent a flat in Leeds.", time="2024-01-10T10:00", speaker="Dana")
     ov.add("Big news: I moved to Bristol from Leeds last weekend.", time="2024-06-02T10:00", speaker="Dana")
     return ov, llm
