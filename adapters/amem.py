@@ -47,7 +47,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from adapters.builtin import _check_namespace, _normalise_item, _transaction, plain_qa_messages
+from adapters.builtin import plain_qa_messages
+from adapters.kit import check_namespace, normalise_item, transaction
 from atma.protocols import LLM, Embedder, HostHit, LLMError
 
 __all__ = ["AMemHost", "AtmaLLMController", "amem_content", "amem_time", "default_system_factory"]
@@ -243,7 +244,7 @@ class AMemHost:
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA busy_timeout=5000")
-        with _transaction(conn):
+        with transaction(conn):
             for stmt in filter(str.strip, _SCHEMA.split(";")):
                 conn.execute(stmt)
         self._conn: sqlite3.Connection | None = conn
@@ -290,12 +291,12 @@ class AMemHost:
 
     def system(self, namespace: str) -> Any:
         """The namespace's A-Mem memory system (created on first use)."""
-        _check_namespace(namespace)
+        check_namespace(namespace)
         with self._lock:
             sys_ = self._systems.get(namespace)
             if sys_ is not None:
                 return sys_
-            with _transaction(self.conn):
+            with transaction(self.conn):
                 row = self.conn.execute("SELECT ns_id FROM amem_namespaces WHERE namespace = ?", (namespace,)).fetchone()
                 if row is None:
                     row = (self.conn.execute("INSERT INTO amem_namespaces(namespace) VALUES (?)", (namespace,)).lastrowid,)
@@ -315,7 +316,7 @@ class AMemHost:
 
     def add_many(self, items: Iterable[Mapping[str, Any] | str], *, namespace: str) -> list[str]:
         """Add turns in order (A-Mem adds one note at a time; 1-2 LLM calls each)."""
-        rows = [_normalise_item(it) for it in items]
+        rows = [normalise_item(it) for it in items]
         system = self.system(namespace)
         ids = []
         with self._lock:
@@ -324,7 +325,7 @@ class AMemHost:
                 t0 = _time.perf_counter()
                 note_id = system.add_note(content, time=amem_time(t))
                 self.add_s += _time.perf_counter() - t0
-                with _transaction(self.conn):
+                with transaction(self.conn):
                     seq = self.conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM amem_notes").fetchone()[0]
                     self.conn.execute(
                         "INSERT INTO amem_notes(note_id, namespace, seq, text, speaker, time, meta, content) VALUES (?,?,?,?,?,?,?,?)",
@@ -342,7 +343,7 @@ class AMemHost:
             system = self.system(namespace)
             for note_id in mine:
                 system.delete(note_id)
-            with _transaction(self.conn):
+            with transaction(self.conn):
                 marks = ",".join("?" * len(mine))
                 self.conn.execute(f"DELETE FROM amem_notes WHERE note_id IN ({marks})", list(mine))
 

@@ -43,14 +43,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import sqlite3
 import threading
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from adapters.kit import check_namespace, chunks, fts_query, normalise_item, sort_time, transaction
 from atma.protocols import LLM, Embedder, HostHit
 
 __all__ = ["BuiltinHost", "plain_qa_messages", "fts_query", "prompt_fingerprint"]
@@ -60,24 +60,6 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = "1"
 _ANSWER_MAX_TOKENS = 64
 _MIN_DEPTH = 50  # rows each retriever contributes to the fusion, at least
-
-# Words that carry no lexical signal in questions. Without them a question such as
-# "Where does Caroline live now?" becomes `"caroline" OR "live"`; with them nearly
-# every row would match and the BM25 list would add noise to the fusion.
-_STOPWORDS = frozenset(
-    """
-    a about above after again against all am an and any are as at be because been
-    before being below between both but by can could did do does doing done down
-    during each few for from further had has have having he her here hers herself
-    him himself his how i if in into is it its itself just me more most my myself no
-    nor not now of off on once only or other our ours ourselves out over own same
-    she should so some such than that the their theirs them themselves then there
-    these they this those through to too under until up very was we were what when
-    where which while who whom whose why will with would you your yours yourself
-    yourselves s t d ll m re ve don didn doesn isn wasn weren
-    """.split()
-)
-_QUERY_TOKEN = re.compile(r"\w+", re.UNICODE)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS host_meta (
@@ -104,34 +86,8 @@ CREATE TABLE IF NOT EXISTS host_namespaces (
 _FTS_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS host_fts_{n} USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')"
 
 
-def fts_query(query: str) -> str:
-    """An FTS5 MATCH expression for free text: content words, each quoted, OR-ed.
-
-    Quoting makes every token a plain string, so FTS5 syntax in user text (``AND``,
-    ``NEAR``, ``-``, ``*``, ``"``) is inert. Returns ``""`` when no content word is
-    left (a stopword-only or punctuation-only query); callers then skip BM25.
-
-    >>> fts_query('Where does Caroline live? "AND" e-mail')
-    '"caroline" OR "live" OR "e" OR "mail"'
-    """
-    seen: dict[str, None] = {}
-    for tok in _QUERY_TOKEN.findall(query.lower()):
-        tok = tok.strip("_")
-        if tok and tok not in _STOPWORDS:
-            seen.setdefault(tok, None)
-    return " OR ".join(f'"{t}"' for t in seen)
-
-
 def _embedded_text(text: str, speaker: str) -> str:
     return f"{speaker}: {text}" if speaker else text
-
-
-def _date_label(t: datetime | None) -> str:
-    if t is None:
-        return "undated"
-    if (t.hour, t.minute, t.second) == (0, 0, 0):
-        return t.strftime("%Y-%m-%d")
-    return t.strftime("%Y-%m-%d %H:%M")
 
 
 def plain_qa_messages(query: str, evidence: Sequence[HostHit]) -> list[dict[str, str]]:
@@ -152,7 +108,7 @@ def plain_qa_messages(query: str, evidence: Sequence[HostHit]) -> list[dict[str,
     from atma.timeexpr import human_date, render_resolved
 
     indexed = list(enumerate(evidence))
-    indexed.sort(key=lambda p: (p[1].time is None, _sort_time(p[1].time), p[0]))
+    indexed.sort(key=lambda p: (p[1].time is None, sort_time(p[1].time), p[0]))
     lines = []
     for n, (_, hit) in enumerate(indexed, 1):
         who = f"{hit.speaker}: " if hit.speaker else ""
@@ -175,24 +131,6 @@ def prompt_fingerprint() -> str:
     """All text of the plain QA prompt (system text and user-message template; the prompt has no
     version constant). Run manifests hash it (eval.stream)."""
     return "\n".join(m["content"] for m in plain_qa_messages("{query}", []))
-
-
-def _sort_time(t: datetime | None) -> float:
-    if t is None:
-        return 0.0
-    # Naive and aware datetimes do not compare; order naive ones as UTC.
-    try:
-        return t.timestamp() if t.tzinfo else t.replace(tzinfo=timezone.utc).timestamp()
-    except (OverflowError, OSError, ValueError):
-        return 0.0
-
-
-def _parse_time(value: datetime | str | None) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return value
-    if isinstance(value, str):
-        return datetime.fromisoformat(value)
-    raise TypeError(f"time must be a datetime, an ISO string or None, not {type(value).__name__}")
 
 
 def _host_id(seq: int) -> str:
@@ -297,7 +235,7 @@ class BuiltinHost:
             conn.execute("PRAGMA secure_delete=ON")
             # Writers on one file wait for each other's short write units instead of failing.
             conn.execute("PRAGMA busy_timeout=30000")
-            with _transaction(conn):
+            with transaction(conn):
                 # Statement by statement: executescript would commit the open transaction.
                 for stmt in filter(str.strip, _SCHEMA.split(";")):
                     conn.execute(stmt)
@@ -380,10 +318,10 @@ class BuiltinHost:
         Each item is a string or a mapping with ``text`` and optionally ``time``,
         ``speaker``, ``meta`` (other keys are refused). Ids come back in item order.
         """
-        rows = [_normalise_item(it) for it in items]
+        rows = [normalise_item(it) for it in items]
         if not rows:
             return []
-        _check_namespace(namespace)
+        check_namespace(namespace)
         vecs = self._encode([_embedded_text(r[0], r[2]) for r in rows])
         with self._lock:
             # A rolled-back add may have created this namespace's FTS table: forget it.
@@ -405,7 +343,7 @@ class BuiltinHost:
     def _insert(self, namespace: str, rows: list[tuple[str, datetime | None, str, str]], vecs: np.ndarray) -> list[int]:
         conn = self.conn
         seqs: list[int] = []
-        with _transaction(conn):
+        with transaction(conn):
             fts = self._fts_table(namespace, create=True)
             for (text, t, speaker, meta), vec in zip(rows, vecs):
                 cur = conn.execute(
@@ -427,16 +365,16 @@ class BuiltinHost:
             fts = self._fts_table(namespace, create=False)
             if fts is None:  # nothing was ever added to this namespace
                 return
-            with _transaction(conn):
+            with transaction(conn):
                 found = [
                     int(r[0])
-                    for chunk in _chunks(seqs, 500)
+                    for chunk in chunks(seqs, 500)
                     for r in conn.execute(
                         f"SELECT seq FROM host_items WHERE namespace = ? AND seq IN ({','.join('?' * len(chunk))})",
                         (namespace, *chunk),
                     )
                 ]
-                for chunk in _chunks(found, 500):
+                for chunk in chunks(found, 500):
                     marks = ",".join("?" * len(chunk))
                     conn.execute(f"DELETE FROM host_items WHERE seq IN ({marks})", chunk)
                     conn.execute(f"DELETE FROM {fts} WHERE rowid IN ({marks})", chunk)
@@ -595,33 +533,6 @@ class BuiltinHost:
 # ---------------------------------------------------------------------- helpers
 
 
-class _transaction:
-    """``BEGIN IMMEDIATE`` … ``COMMIT`` on an autocommit connection; rollback on error. Inside a
-    transaction already open on the connection (an overlay write unit sharing it), a savepoint."""
-
-    _n = 0
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.savepoint = ""
-
-    def __enter__(self) -> None:
-        if self.conn.in_transaction:
-            _transaction._n += 1
-            self.savepoint = f"host_sp{_transaction._n}"
-            self.conn.execute(f"SAVEPOINT {self.savepoint}")
-        else:
-            self.conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        if self.savepoint:
-            if exc_type is not None:
-                self.conn.execute(f"ROLLBACK TO {self.savepoint}")
-            self.conn.execute(f"RELEASE {self.savepoint}")
-        else:
-            self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
-
-
 def _hit(row: tuple, score: float) -> HostHit:
     seq, text, t, speaker = row
     return HostHit(
@@ -631,33 +542,6 @@ def _hit(row: tuple, score: float) -> HostHit:
         time=datetime.fromisoformat(t) if t else None,
         speaker=speaker or "",
     )
-
-
-_ITEM_KEYS = frozenset({"text", "time", "speaker", "meta"})
-
-
-def _normalise_item(item: Mapping[str, Any] | str) -> tuple[str, datetime | None, str, str]:
-    if isinstance(item, str):
-        return item, None, "", "{}"
-    unknown = set(item) - _ITEM_KEYS
-    if unknown:
-        raise ValueError(f"add_many item has unknown keys {sorted(unknown)}; allowed: {sorted(_ITEM_KEYS)}")
-    text = item["text"]
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, not {type(text).__name__}")
-    speaker = item.get("speaker") or ""
-    meta = json.dumps(dict(item.get("meta") or {}), sort_keys=True, ensure_ascii=False)
-    return text, _parse_time(item.get("time")), str(speaker), meta
-
-
-def _check_namespace(namespace: str) -> None:
-    if not isinstance(namespace, str) or not namespace:
-        raise ValueError("namespace must be a non-empty string")
-
-
-def _chunks(xs: list[int], n: int) -> Iterable[list[int]]:
-    for i in range(0, len(xs), n):
-        yield xs[i : i + n]
 
 
 def _default_embedder() -> Embedder:

@@ -44,7 +44,7 @@ import uuid as _uuid
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
-from adapters.builtin import _check_namespace, _normalise_item, _transaction
+from adapters.kit import check_namespace, normalise_item, transaction
 from atma.protocols import LLM, Embedder, HostHit
 
 __all__ = ["GraphitiHost", "fact_qa_messages"]
@@ -208,7 +208,7 @@ class GraphitiHost:
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA busy_timeout=5000")
-        with _transaction(conn):
+        with transaction(conn):
             for stmt in filter(str.strip, _SCHEMA.split(";")):
                 conn.execute(stmt)
         self._conn: sqlite3.Connection | None = conn
@@ -310,10 +310,10 @@ class GraphitiHost:
             source: Any = EpisodeType.message
         except ImportError:  # an injected graphiti (tests) without graphiti-core installed
             source = "message"
-        _check_namespace(namespace)
+        check_namespace(namespace)
         ids = []
         with self._lock:
-            for text, t, speaker, meta in (_normalise_item(it) for it in items):
+            for text, t, speaker, meta in (normalise_item(it) for it in items):
                 body = f"{speaker}: {text}" if speaker else text
                 calls0 = self.llm_calls
                 t0 = _time.perf_counter()
@@ -331,7 +331,7 @@ class GraphitiHost:
                     error = f"{type(e).__name__}: {e}"[:500]
                     log.warning("graphiti add_episode failed in %s: %s", namespace, error)
                 seconds = _time.perf_counter() - t0
-                with _transaction(self.conn):
+                with transaction(self.conn):
                     seq = self.conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM graphiti_episodes").fetchone()[0]
                     self.conn.execute(
                         "INSERT INTO graphiti_episodes(episode, namespace, seq, text, speaker, time, meta, error, seconds, llm_calls)"
@@ -348,7 +348,7 @@ class GraphitiHost:
         ``score`` is ``1/rank`` (Graphiti returns no score)."""
         if k <= 0:
             return []
-        _check_namespace(namespace)
+        check_namespace(namespace)
         with self._lock:
             edges = self._run(self.graphiti.search(query, group_ids=[namespace], num_results=k))
         hits = []
@@ -436,7 +436,7 @@ class GraphitiHost:
                         self._run(self.graphiti.remove_episode(hid))
                 except Exception as e:  # the episode may not exist if extraction failed
                     log.warning("graphiti remove_episode(%s): %s", hid, e)
-                with _transaction(self.conn):
+                with transaction(self.conn):
                     self.conn.execute("DELETE FROM graphiti_episodes WHERE episode = ?", (hid,))
 
 

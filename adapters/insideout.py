@@ -25,6 +25,11 @@ What this adapter adds for the overlay (the tree alone would hide every old stat
   overwrote them, and :meth:`native_state` reports a leaf version's or an event's
   status as evidence (``active`` / ``superseded`` / ``deleted`` / ``pending``).
 
+Lexical ranking: events rank through the internal BuiltinHost's FTS5 index; the tree's
+leaves and the schema's field names are short lists held in memory that change with
+every chunk, so they rank with :func:`adapters.kit.bm25_rank` (one BM25, in the kit
+beside the FTS5 query builder) rather than through an FTS5 table kept in step with them.
+
 Leaf hits have ids ``leaf:<path>#<version>`` and text ``"<path>: <value>"``. Chunk
 boundaries: an exchange opens with a speaker's turn and runs until that speaker talks
 again (a monologue is one event per exchange); a chunk is processed once a fourth
@@ -52,21 +57,21 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import re
 import sqlite3
 import threading
 import time as _time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 
-from adapters.builtin import _STOPWORDS, BuiltinHost, _date_label, _transaction
+from adapters.builtin import BuiltinHost
+from adapters.kit import bm25_rank, date_label, sort_time, transaction
 from atma.protocols import LLM, Embedder, HostHit, LLMError
 
 __all__ = [
@@ -298,7 +303,7 @@ def ops_messages(chunk: Sequence[HostHit], leaves: Mapping[str, str], hints: Seq
     who = f"The profile describes {subject}.\n" if subject else ""
     filled = "\n".join(f"- {p}: {v}" for p, v in leaves.items()) or "(all fields are empty)"
     turns = "\n".join(
-        f"[{_date_label(h.time)}] {h.speaker + ': ' if h.speaker else ''}{h.text}" for h in chunk
+        f"[{date_label(h.time)}] {h.speaker + ': ' if h.speaker else ''}{h.text}" for h in chunk
     )
     user = (
         f"{who}Fields you may use:\n" + "\n".join(hints)
@@ -313,7 +318,7 @@ def tree_qa_messages(query: str, leaves: Mapping[str, str], turns: Sequence[Host
     extra = ""
     if turns:
         extra = "\n\nDialogue excerpts:\n" + "\n".join(
-            f"[{_date_label(h.time)}] {h.speaker + ': ' if h.speaker else ''}{h.text}" for h in turns
+            f"[{date_label(h.time)}] {h.speaker + ': ' if h.speaker else ''}{h.text}" for h in turns
         )
     system = (
         "You answer questions about a person from their profile. Answer concisely, in a few "
@@ -378,34 +383,6 @@ def _split_leaf_id(host_id: str) -> tuple[str, int] | None:
         return None
     path, _, v = host_id[len(LEAF_PREFIX):].rpartition("#")
     return (path, int(v)) if v.isdigit() else None
-
-
-_TOKEN = re.compile(r"[a-z0-9]+")
-
-
-def _words(text: str) -> list[str]:
-    return [w for w in _TOKEN.findall(text.lower().replace("_", " ")) if w not in _STOPWORDS]
-
-
-def _bm25_rank(query: str, docs: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[int]:
-    """Indices of ``docs`` that share a word with ``query``, best BM25 first (small lists)."""
-    q = set(_words(query))
-    if not q or not docs:
-        return []
-    toks = [_words(d) for d in docs]
-    avg = sum(map(len, toks)) / len(toks) or 1.0
-    df = Counter(w for t in toks for w in set(t) if w in q)
-    n = len(docs)
-    scores = []
-    for i, t in enumerate(toks):
-        tf = Counter(w for w in t if w in q)
-        s = sum(
-            math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5)) * c * (k1 + 1) / (c + k1 * (1 - b + b * len(t) / avg))
-            for w, c in tf.items()
-        )
-        if s > 0:
-            scores.append((-s, i))
-    return [i for _, i in sorted(scores)]
 
 
 # ---------------------------------------------------------------------- host
@@ -482,7 +459,7 @@ class InsideOutHost:
         items = list(items)
         ids = self.events.add_many(items, namespace=namespace)
         with self._lock:
-            with _transaction(self.conn):
+            with transaction(self.conn):
                 for hid, item in zip(ids, items):
                     speaker = "" if isinstance(item, str) else str(item.get("speaker") or "")
                     self.conn.execute(
@@ -558,8 +535,8 @@ class InsideOutHost:
         latency = _time.perf_counter() - t0
         self.llm_calls += 1
         self.llm_s += latency
-        when = max((h.time for h in chunk_hits if h.time is not None), default=None, key=_ts)
-        with _transaction(self.conn):
+        when = max((h.time for h in chunk_hits if h.time is not None), default=None, key=sort_time)
+        with transaction(self.conn):
             cur = self.conn.execute(
                 "INSERT INTO insideout_chunks(namespace, events, status, reply, latency_s) VALUES (?,?,?,?,?)",
                 (namespace, json.dumps(event_ids), status, reply, latency),
@@ -601,7 +578,7 @@ class InsideOutHost:
         words = [path_words(p) for p in self.paths]
         fused: dict[int, float] = {}
         for text, q in zip(texts, qs):
-            for ranked in (np.argsort(-(vecs @ q), kind="stable")[: 4 * n], _bm25_rank(text, words)[: 4 * n]):
+            for ranked in (np.argsort(-(vecs @ q), kind="stable")[: 4 * n], bm25_rank(text, words)[: 4 * n]):
                 for rank, i in enumerate(ranked, 1):
                     fused[int(i)] = fused.get(int(i), 0.0) + 1.0 / (self.config.rrf_k + rank)
         best = sorted(fused, key=lambda i: (-fused[i], i))[:n]
@@ -670,7 +647,7 @@ class InsideOutHost:
         q = self._encode([query])[0]
         vecs = np.stack([np.frombuffer(r[3], dtype="<f4") for r in rows])
         dense = list(np.lexsort((np.arange(len(rows)), -(vecs @ q))))
-        lexical = _bm25_rank(query, [f"{path_words(p)}: {val}" for p, _, val, _, _ in rows])
+        lexical = bm25_rank(query, [f"{path_words(p)}: {val}" for p, _, val, _, _ in rows])
         fused: dict[int, float] = {}
         for ranked in (dense, lexical):
             for rank, i in enumerate(ranked, 1):
@@ -827,7 +804,7 @@ class InsideOutHost:
         with self._lock:
             events = [h for h in host_ids if _split_leaf_id(h) is None]
             leaves = [p for p in map(_split_leaf_id, host_ids) if p is not None]
-            with _transaction(self.conn):
+            with transaction(self.conn):
                 chunks = set()
                 for h in events:
                     row = self.conn.execute(
@@ -845,12 +822,6 @@ class InsideOutHost:
                     self.conn.execute("DELETE FROM insideout_versions WHERE namespace = ? AND path = ? AND version = ?",
                                       (namespace, p, v))
             self.events.erase(events, namespace=namespace)
-
-
-def _ts(t: datetime) -> float:
-    from adapters.builtin import _sort_time
-
-    return _sort_time(t)
 
 
 def _with_score(hit: HostHit, score: float) -> HostHit:

@@ -227,8 +227,8 @@ def test_scores_do_not_depend_on_other_namespaces(host: BuiltinHost) -> None:
 def test_failed_add_leaves_no_trace(host: BuiltinHost, monkeypatch: pytest.MonkeyPatch) -> None:
     import adapters.builtin as builtin
 
-    real = builtin._normalise_item
-    monkeypatch.setattr(builtin, "_normalise_item", lambda it: (None, None, "", "{}") if it == "boom" else real(it))
+    real = builtin.normalise_item
+    monkeypatch.setattr(builtin, "normalise_item", lambda it: (None, None, "", "{}") if it == "boom" else real(it))
     monkeypatch.setattr(builtin, "_embedded_text", lambda text, speaker: str(text))
     with pytest.raises(sqlite3.IntegrityError):  # fails on the second row, inside the transaction
         host.add_many(["fine", "boom"], namespace="new")
