@@ -32,6 +32,9 @@ __all__ = [
     "plan_commit",
     "admission",
     "pair_prefilter",
+    "prompt_fingerprint",
+    "CHANGE_WORDS",
+    "NEGATION_WORDS",
 ]
 
 JUDGE_PROMPT_VERSION = "judge-v2"
@@ -192,6 +195,12 @@ def judge_messages(old: Record, new: Record, score: GateScore | None = None) -> 
     ]
 
 
+def prompt_fingerprint() -> str:
+    """All fixed text of the Judge prompt: its version and system text (the examples are part of
+    it; the user message is only the pair as JSON). Run manifests hash it (eval.stream)."""
+    return "\n".join([JUDGE_PROMPT_VERSION, _SYSTEM])
+
+
 @dataclass(frozen=True)
 class JudgeParse:
     verdict: Verdict | None
@@ -310,13 +319,15 @@ def parse_verdict(text: Any) -> JudgeParse:
         return JudgeParse(None, "schema_error", _clip(f"verdict: {type(e).__name__}", 300))
 
 
-_CHANGE = re.compile(
+#: Change wording of the earlier rule; the anchored rule reads ``_ENDED`` below. The Judge's
+#: training data (training.judge_data) still calls an update without these words implicit.
+CHANGE_WORDS = re.compile(
     r"\b(now|moved|moving|relocated|switched|switching|changed|quit|left|new|started|starting|no longer|not anymore|"
     r"anymore|instead|these days|used to|got rid|broke up|split up|gave up|stopped|passed away|died|sold|adopted|"
     r"promoted|retired|divorced|married|engaged|lately|nowadays|since)\b",
     re.IGNORECASE,
 )
-_NEGATION = re.compile(r"\b(not|no|never|don't|doesn't|didn't|isn't|aren't|wasn't|can't|won't)\b", re.IGNORECASE)
+NEGATION_WORDS = re.compile(r"\b(not|no|never|don't|doesn't|didn't|isn't|aren't|wasn't|can't|won't)\b", re.IGNORECASE)
 #: Wording that says a state ended or was replaced (not just "new" or "no"): with a topical and
 #: lexical anchor on the old record, enough for the rule to retire it.
 _ENDED = re.compile(
@@ -456,7 +467,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     if not anchored:
         return none
     confidence = round(min(0.99, 0.5 + 0.25 * min(cover, 1.0) + 0.1 * (numbers or named) + 0.15 * a), 4)
-    ctype = "explicit_negation" if _NEGATION.search(new.text) else "temporal_update"
+    ctype = "explicit_negation" if NEGATION_WORDS.search(new.text) else "temporal_update"
     return Verdict(reason=f"fallback rule ({why}): same topic, change wording", conflict_status="conflict",
                    conflict_type=ctype, action="supersede", links=["supersedes"], old_state=old.text[:300],
                    confidence=confidence)

@@ -146,7 +146,9 @@ class LowerEncoder:
         self.cache_size = cache_size
         self._lock = threading.Lock()
 
-    def _run(self, texts: Sequence[str]):
+    def run(self, texts: Sequence[str]):
+        """One ``[tokens, dim]`` tensor per text, computed now (no cache): for batch jobs that
+        see each text once (training.judge_verdict)."""
         torch = self.torch
         enc = self.tokenizer(list(texts), padding=True, truncation=True, max_length=self.max_tokens,
                              return_tensors="pt")
@@ -171,7 +173,7 @@ class LowerEncoder:
         todo = list(dict.fromkeys(t for t in texts if t not in out))
         for k in range(0, len(todo), batch_size):
             chunk = todo[k: k + batch_size]
-            for t, h in zip(chunk, self._run(chunk)):
+            for t, h in zip(chunk, self.run(chunk)):
                 out[t] = h
         with self._lock:
             for t in todo:

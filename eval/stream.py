@@ -205,7 +205,7 @@ def prompt_hashes() -> dict[str, str]:
     from . import grading
 
     return {
-        "audit_judge": _sha(judge.JUDGE_PROMPT_VERSION + getattr(judge, "_SYSTEM", "") + repr(getattr(judge, "_EXAMPLES", ""))),
+        "audit_judge": _sha(judge.prompt_fingerprint()),
         "qa": _sha(serializer.prompt_fingerprint()),
         "controller": _sha(controller.prompt_fingerprint()),
         "host_plain_qa": _sha(builtin.prompt_fingerprint()),

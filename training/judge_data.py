@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from atma.judge import _CHANGE, _NEGATION, Verdict, judge_messages, parse_verdict
+from atma.judge import CHANGE_WORDS, NEGATION_WORDS, Verdict, judge_messages, parse_verdict
 from atma.protocols import GateScore, Message
 from atma.records import Record
 from training import sentry_data as sd
@@ -152,28 +152,29 @@ _ATTRIBUTE = {
     "books_month": "books per month", "rent_eur": "monthly rent",
 }
 # Slots the Sentry generator has beyond the ones named above take its own label.
-_ATTRIBUTE = {**{s.key: s.label for s in sd._SLOTS}, **_ATTRIBUTE}
+_ATTRIBUTE = {**{s.key: s.label for s in sd.SLOTS}, **_ATTRIBUTE}
 
 
-def _value(fact: Mapping[str, Any]) -> Any:
+def fact_value(fact: Mapping[str, Any]) -> Any:
+    """A profile fact's value as the slot tables hold it (a JSON list back to a tuple)."""
     return tuple(fact["value"]) if isinstance(fact["value"], list) else fact["value"]
 
 
 def _fields(slot: Any, v: Any, w: Any) -> dict[str, Any]:
     f: dict[str, Any] = {"v": slot.short(v), "w": slot.short(w), "sv": slot.short(v), "sw": slot.short(w)}
     if slot.family == "job":
-        f.update(v=v, w=w, av=sd._a(v), aw=sd._a(w))
+        f.update(v=v, w=w, av=sd.with_article(v), aw=sd.with_article(w))
     if slot.key == "relationship":
-        f.update(p=v[1] or sd._PARTNERS[0], wp=w[1] or sd._PARTNERS[1])
+        f.update(p=v[1] or sd.PARTNERS[0], wp=w[1] or sd.PARTNERS[1])
     if slot.key == "pets":
-        f.update(pn=v[1], ps=v[0], aw=sd._a(w[0]), wn=w[1])
+        f.update(pn=v[1], ps=v[0], aw=sd.with_article(w[0]), wn=w[1])
     if slot.family == "numerical":
         f.update(v=v, w=w)
     return f
 
 
 def _fmt(template: str, slot: Any, v: Any, w: Any) -> str:
-    return sd._cap(template.format(**_fields(slot, v, w)))
+    return sd.cap(template.format(**_fields(slot, v, w)))
 
 
 def _kinds_for(slot: Any, v: Any) -> set[str]:
@@ -184,7 +185,7 @@ def _kinds_for(slot: Any, v: Any) -> set[str]:
         ok.discard("implicit")
     if v != ("single", "") or slot.key != "relationship":
         ok |= {"scope_mismatch", "refinement"}
-    if slot.key in sd._SLOT_BY_KEY and "value_discrepancy" in sd._conflict_types_for(slot):
+    if slot.key in sd.SLOT_BY_KEY and "value_discrepancy" in sd.conflict_types_for(slot):
         ok.add("value_discrepancy")
     if slot.key in _COEXIST:
         ok.add("coexist")
@@ -209,16 +210,16 @@ _EXPLICIT = re.compile(r"\b(change|update|correction|actually|gone from|went fro
 def is_implicit(action: str, new_text: str) -> bool:
     """An implicit violation: the old state is superseded but the new text carries none of the
     negation or change words the rule fallback (:func:`atma.judge.fallback_verdict`) reads."""
-    return action == "supersede" and not (_CHANGE.search(new_text) or _NEGATION.search(new_text)
+    return action == "supersede" and not (CHANGE_WORDS.search(new_text) or NEGATION_WORDS.search(new_text)
                                           or _EXPLICIT.search(new_text))
 
 
 def _new_text(rng: random.Random, kind: str, slot: Any, v: Any, w: Any) -> str:
     fam = "numerical" if slot.family == "numerical" else slot.key
     if kind in sd.CONFLICT_TYPES:
-        return _text(sd._conflict_text(rng, slot, kind, v, w))
+        return _text(sd.conflict_text(rng, slot, kind, v, w))
     if kind in sd.CONSISTENT_KINDS:
-        return _text(sd._consistent_text(rng, slot, kind, v, w))
+        return _text(sd.consistent_text(rng, slot, kind, v, w))
     if kind == "coexist":
         return _fmt(rng.choice(_COEXIST[slot.key]), slot, v, w)
     if kind == "transition":
@@ -226,8 +227,8 @@ def _new_text(rng: random.Random, kind: str, slot: Any, v: Any, w: Any) -> str:
     if kind == "implicit":
         return _fmt(rng.choice(_IMPLICIT[fam]), slot, v, w)
     if kind == "other_person":
-        return f"My {rng.choice(sd._RELATIVES)} says {sd._decap(slot.third('she', w))}." if rng.random() < 0.5 \
-            else sd._cap(slot.third(f"my {rng.choice(sd._RELATIVES)}", w)) + "."
+        return f"My {rng.choice(sd.RELATIVES)} says {sd.decap(slot.third('she', w))}." if rng.random() < 0.5 \
+            else sd.cap(slot.third(f"my {rng.choice(sd.RELATIVES)}", w)) + "."
     raise ValueError(kind)
 
 
@@ -392,8 +393,9 @@ def _counts(n: int) -> list[str]:
     return [k for k in ITEM_KINDS for _ in range(out[k])]
 
 
-def _make_items(rng: random.Random, profiles: Sequence[Mapping[str, Any]], n: int, split: str,
+def make_items(rng: random.Random, profiles: Sequence[Mapping[str, Any]], n: int, split: str,
                 seen: set[str]) -> list[dict[str, Any]]:
+    """``n`` Judge items of ``split`` drawn from ``profiles``; texts already in ``seen`` are skipped."""
     kinds = _counts(n)
     rng.shuffle(kinds)
     items: list[dict[str, Any]] = []
@@ -402,25 +404,25 @@ def _make_items(rng: random.Random, profiles: Sequence[Mapping[str, Any]], n: in
             prof = rng.choice(profiles)
             name = prof["name"]
             fact = rng.choice(prof["facts"])
-            slot = sd._SLOT_BY_KEY[fact["slot"]]
-            v = _value(fact)
+            slot = sd.SLOT_BY_KEY[fact["slot"]]
+            v = fact_value(fact)
             if kind not in _kinds_for(slot, v):
                 continue
-            w = sd._other(rng, slot.values, v)
+            w = sd.other_value(rng, slot.values, v)
             if kind in ("implicit", "coexist") and slot.key == "relationship" and w[0] == "single":
                 continue
             old_fact, new_slot, nv = fact, slot, v
             # The old record states the fact plainly (the profile's own wording may be a
             # detail sentence that a new input could repeat word for word).
-            old_text = (sd._cap(slot.first(v)) if rng.random() < 0.5 else slot.third(name, v)) + "."
+            old_text = (sd.cap(slot.first(v)) if rng.random() < 0.5 else slot.third(name, v)) + "."
             if kind == "other_slot":  # new input about another slot; the old fact stays untouched
                 other = rng.choice([f for f in prof["facts"] if f["slot"] != fact["slot"]])
-                new_slot, nv = sd._SLOT_BY_KEY[other["slot"]], _value(other)
-                ckind = rng.choice(sd._conflict_types_for(new_slot))
-                text = _text(sd._conflict_text(rng, new_slot, ckind, nv, sd._other(rng, new_slot.values, nv)))
-                clause = sd._mention(slot, fact)
+                new_slot, nv = sd.SLOT_BY_KEY[other["slot"]], fact_value(other)
+                ckind = rng.choice(sd.conflict_types_for(new_slot))
+                text = _text(sd.conflict_text(rng, new_slot, ckind, nv, sd.other_value(rng, new_slot.values, nv)))
+                clause = sd.mention_clause(slot, fact)
                 if clause and rng.random() < 0.5:  # same entity, different slot: the hard case
-                    text = f"{clause}, {sd._decap(text)}"
+                    text = f"{clause}, {sd.decap(text)}"
             else:
                 text = _new_text(rng, kind, slot, v, w)
             if text in seen or text == old_text:
@@ -479,8 +481,8 @@ def generate(seed: int = 17, *, n_train: int = 700, n_heldout: int = 151, n_prof
     rng = random.Random(seed)
     seen: set[str] = set()
     out = {
-        "train": _make_items(rng, profiles[:-heldout_profiles], n_train, "train", seen),
-        "heldout": _make_items(rng, profiles[-heldout_profiles:], n_heldout, "heldout", seen),
+        "train": make_items(rng, profiles[:-heldout_profiles], n_train, "train", seen),
+        "heldout": make_items(rng, profiles[-heldout_profiles:], n_heldout, "heldout", seen),
     }
     for items in out.values():
         for it in items:

@@ -54,7 +54,7 @@ def _encode_all(lower, texts: Sequence[str], batch: int = 64) -> dict[str, Any]:
     t0 = time.time()
     for k in range(0, len(uniq), batch):
         chunk = uniq[k: k + batch]
-        for t, h in zip(chunk, lower._run(chunk)):
+        for t, h in zip(chunk, lower.run(chunk)):
             out[t] = h.to(torch.float16)
         if (k // batch) % 50 == 0:
             log.info("lower layers: %d/%d texts, %.0f s", k + len(chunk), len(uniq), time.time() - t0)

@@ -12,7 +12,7 @@ and generic scoped exceptions. Each interaction
 also names one negative fact of the same profile from another slot, often a slot whose
 value the interaction mentions ("same entity, different slot").
 
-Slots (58, data only in :mod:`training.sentry_slot_tables`; wrapped here as ``_SLOTS``): narrow ones, as real state units are, so that neighbouring topics
+Slots (58, data only in :mod:`training.sentry_slot_tables`; wrapped here as ``SLOTS``): narrow ones, as real state units are, so that neighbouring topics
 must be told apart: job vs side job; own pet vs foster animal vs pet-sitting; partner vs
 carpool, gym, hiking, tennis and language-exchange partners and mentor; ten hobby slots
 (craft, dance, instrument, language, ...); fourteen preference slots (dessert vs snack vs
@@ -55,6 +55,20 @@ __all__ = [
     "pair_targets",
     "split_interactions",
     "write_dataset",
+    # Wording pieces the Judge and verdict generators reuse (training.judge_data, verdict_data).
+    "PARTNERS",
+    "RELATIVES",
+    "SLOTS",
+    "SLOT_BY_KEY",
+    "Slot",
+    "cap",
+    "conflict_text",
+    "conflict_types_for",
+    "consistent_text",
+    "decap",
+    "mention_clause",
+    "other_value",
+    "with_article",
 ]
 
 GENERATOR_VERSION = "sentry-data-3"
@@ -77,11 +91,12 @@ def pair_targets(relation: str) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- slots
-def _a(phrase: str) -> str:
+def with_article(phrase: str) -> str:
+    """``phrase`` with "a" or "an" before it (by its first letter)."""
     return ("an " if phrase[0].lower() in "aeiou" else "a ") + phrase
 
 
-class _Slot:
+class Slot:
     """A row of :data:`training.sentry_slot_tables.SLOTS` with its wording rendered for a value:
     ``first(v)``/``third(name, v)`` state the value, ``neg(v)`` negates it, ``short(v)`` names
     it, ``suggest(w)`` proposes it, ``past`` is ``None`` or ``past(v)`` ("I was a welder")."""
@@ -123,21 +138,21 @@ def _fields_of(family: str, v: Any) -> dict[str, Any]:
     if family == "numerical":
         return {"n": v}
     if isinstance(v, tuple):
-        return {"sp": v[0], "nm": v[1], "asp": _a(v[0])}
-    return {"v": v, "av": _a(str(v))}
+        return {"sp": v[0], "nm": v[1], "asp": with_article(v[0])}
+    return {"v": v, "av": with_article(str(v))}
 
 
-_SLOTS: tuple[_Slot, ...] = tuple(_Slot(row) for row in T.SLOTS)
-_SLOT_BY_KEY = {s.key: s for s in _SLOTS}
-_PARTNERS, _RELATIVES = T.PARTNERS, T.RELATIVES  # also read by training.judge_data
+SLOTS: tuple[Slot, ...] = tuple(Slot(row) for row in T.SLOTS)
+SLOT_BY_KEY = {s.key: s for s in SLOTS}
+PARTNERS, RELATIVES = T.PARTNERS, T.RELATIVES  # also read by training.judge_data
 
 
 def _proper_words() -> frozenset[str]:
-    """First words of capitalised values (names, cities, languages, cuisines): :func:`_decap`
+    """First words of capitalised values (names, cities, languages, cuisines): :func:`decap`
     must not lower-case a sentence that starts with one. Also their forms with trailing
-    letters stripped the way :func:`_decap` strips them ("Idris" -> "Idri")."""
+    letters stripped the way :func:`decap` strips them ("Idris" -> "Idri")."""
     words: set[str] = set(T.PARTNERS) | {"K-pop", "klezmer"}
-    for s in _SLOTS:
+    for s in SLOTS:
         for v in s.values:
             for part in (v if isinstance(v, tuple) else (v,)):
                 if isinstance(part, str) and part[:1].isupper():
@@ -151,7 +166,7 @@ _PROPER = _proper_words()
 
 # --------------------------------------------------------------------------- phrasing extras
 # Past-tense clause per slot ("I was a welder"), used by the "both values named" families.
-def _past(slot: _Slot, v: Any) -> str:
+def _past(slot: Slot, v: Any) -> str:
     if slot.past is None:
         raise KeyError(slot.key)
     return slot.past(v)
@@ -204,17 +219,18 @@ class SentryData:
 
 
 # --------------------------------------------------------------------------- generation
-def _other(rng: random.Random, values: Sequence[Any], v: Any) -> Any:
+def other_value(rng: random.Random, values: Sequence[Any], v: Any) -> Any:
+    """A value of ``values`` other than ``v``, drawn with ``rng``."""
     while True:
         w = rng.choice(values)
         if w != v and not (isinstance(w, tuple) and isinstance(v, tuple) and w[1] == v[1]):
             return w
 
 
-def _fill(template: str, slot: _Slot, v: Any, w: Any) -> str:
+def _fill(template: str, slot: Slot, v: Any, w: Any) -> str:
     fields = {"v": slot.short(v), "w": slot.short(w), "m": w, "n": v}
     if slot.family == "job":
-        fields.update(v=v, w=w, av=_a(v), aw=_a(w))
+        fields.update(v=v, w=w, av=with_article(v), aw=with_article(w))
     if slot.key == "relationship":
         fields["p"] = v[1] or T.PARTNERS[0]
     if slot.family == "pets":
@@ -223,11 +239,12 @@ def _fill(template: str, slot: _Slot, v: Any, w: Any) -> str:
     return text[0].upper() + text[1:]
 
 
-def _cap(s: str) -> str:
+def cap(s: str) -> str:
+    """``s`` with its first letter upper-cased."""
     return s[0].upper() + s[1:]
 
 
-def _decap(s: str) -> str:
+def decap(s: str) -> str:
     """Lower-case the first letter unless the first word is a name or "I"."""
     first = s.split(" ", 1)[0].rstrip(",.:;'s")
     if first in _PROPER or first == "I" or s.startswith("I'"):
@@ -235,16 +252,16 @@ def _decap(s: str) -> str:
     return s[0].lower() + s[1:]
 
 
-def _details(slot: _Slot) -> tuple[str, ...]:
+def _details(slot: Slot) -> tuple[str, ...]:
     return tuple(slot.detail) + tuple(T.MORE_DETAIL.get(slot.key, ()))
 
 
-def _renderable(slot: _Slot, v: Any) -> bool:
+def _renderable(slot: Slot, v: Any) -> bool:
     """Whether value ``v`` can fill the slot's detail/refine templates (a partner name)."""
     return not (slot.key == "relationship" and v[0] == "single")
 
 
-def _conflict_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any
+def conflict_text(rng: random.Random, slot: Slot, kind: str, v: Any, w: Any
                    ) -> tuple[str, str]:
     """A conflicting interaction for old value ``v`` (new value ``w`` where one is named).
     Returns ``(text, style)``; the styles are the phrasing families of real updates."""
@@ -266,32 +283,32 @@ def _conflict_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any
             f"Since {month}, {slot.first(w)}.",
             f"Quick update: as of {period}, {slot.first(w)}.",
             f"Things changed {period} and now {slot.first(w)}.",
-            f"{_cap(slot.first(w))} now; that started in {month}.",
+            f"{cap(slot.first(w))} now; that started in {month}.",
             f"Big change {period}: {slot.first(w)}.",
             f"These days {slot.first(w)}.",
         )), style
     if style == "both_values":
         opts = [
-            f"{_cap(_past(slot, v))} for years, but now {slot.first(w)}.",
+            f"{cap(_past(slot, v))} for years, but now {slot.first(w)}.",
             f"Back then {_past(slot, v)}; these days {slot.first(w)}.",
-            f"{_cap(_past(slot, v))} until {period}, and now {slot.first(w)}.",
+            f"{cap(_past(slot, v))} until {period}, and now {slot.first(w)}.",
             f"No longer {sv} - {sw} now.",
             f"Went from {sv} to {sw} {period}.",
             f"Swapped {sv} for {sw}.",
             f"It's not {sv} these days, it's {sw}.",
             f"Remember when {_past(slot, v)}? That's changed, {slot.first(w)} now.",
-            f"{_cap(slot.first(w))} now, not {sv}.",
-            f"Moved on from {sv}. {_cap(slot.first(w))}.",
-            f"{_cap(slot.neg(v))}; {slot.first(w)} instead.",
+            f"{cap(slot.first(w))} now, not {sv}.",
+            f"Moved on from {sv}. {cap(slot.first(w))}.",
+            f"{cap(slot.neg(v))}; {slot.first(w)} instead.",
             f"It used to be {sv}, but {period} that switched to {sw}.",
         ]
         if slot.key in T.FAVOURITE:
-            opts += [f"{_cap(sv)} was my favourite for ages, but these days it's {sw}.",
+            opts += [f"{cap(sv)} was my favourite for ages, but these days it's {sw}.",
                      f"I was all about {sv} once; lately it's {sw}.",
-                     f"{_cap(sv)} had a good run, but I'm into {sw} now."]
+                     f"{cap(sv)} had a good run, but I'm into {sw} now."]
         if slot.key == "job":
-            opts += [f"I left my job as {_a(v)} {period} and now {slot.first(w)}.",
-                     f"After years as {_a(v)}, I've retrained; {slot.first(w)} now."]
+            opts += [f"I left my job as {with_article(v)} {period} and now {slot.first(w)}.",
+                     f"After years as {with_article(v)}, I've retrained; {slot.first(w)} now."]
         if slot.key == "location":
             opts += [f"We packed up and left {v} {period}; home is {w} now.",
                      f"{v} was home for a long time, but I'm settled in {w} now."]
@@ -301,22 +318,22 @@ def _conflict_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any
                 if not any(x in t.lower() for x in ("still", "same", "now", "before"))]
         return _fill(rng.choice(tpls), slot, w, v) + rng.choice((".", "!", ".")), style
     if style == "plain_new_value":
-        return rng.choice((f"{_cap(slot.first(w))}.", f"For what it's worth, {slot.first(w)}.",
-                           f"Oh and {slot.first(w)}.", f"{_cap(slot.first(w))}, by the way.")), style
+        return rng.choice((f"{cap(slot.first(w))}.", f"For what it's worth, {slot.first(w)}.",
+                           f"Oh and {slot.first(w)}.", f"{cap(slot.first(w))}, by the way.")), style
     if style == "negation":
-        opts = [f"{_cap(slot.neg(v))}.", f"Just so you know, {slot.neg(v)}.",
-                f"{_cap(slot.neg(v))}, that ended {period}.",
-                f"{_cap(slot.neg(v))}; that's behind me now.",
+        opts = [f"{cap(slot.neg(v))}.", f"Just so you know, {slot.neg(v)}.",
+                f"{cap(slot.neg(v))}, that ended {period}.",
+                f"{cap(slot.neg(v))}; that's behind me now.",
                 f"That's over: {slot.neg(v)}.",
                 f"Honestly, {slot.neg(v)}."]
         if slot.family not in ("job", "relationship"):
-            opts += [f"No more {sv} for me.", f"{_cap(sv)}? Not anymore."]
+            opts += [f"No more {sv} for me.", f"{cap(sv)}? Not anymore."]
         return rng.choice(opts), style
     if style == "negation_new_value":
         return rng.choice((
-            f"{_cap(slot.neg(v))} - {slot.first(w)} now.",
+            f"{cap(slot.neg(v))} - {slot.first(w)} now.",
             f"Not {sv} anymore; {slot.first(w)}.",
-            f"{_cap(slot.neg(v))}. {_cap(slot.first(w))} since {month}.",
+            f"{cap(slot.neg(v))}. {cap(slot.first(w))} since {month}.",
         )), style
     if style == "correction":
         if slot.family == "numerical":
@@ -336,9 +353,9 @@ def _conflict_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any
             f"These days it's more like {sw}.",
             f"More like {sw} lately.",
             f"Honestly it's closer to {sw} now.",
-            f"{_cap(sw)} these days, roughly.",
+            f"{cap(sw)} these days, roughly.",
             f"It's gone from {sv} to {sw}.",
-            f"{_cap(sv)} was the old normal; now it's {sw}.",
+            f"{cap(sv)} was the old normal; now it's {sw}.",
             f"Realistically {slot.first(w)} at the moment.",
         )), style
     if style == "scope_slot":
@@ -346,39 +363,39 @@ def _conflict_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any
     if style == "scope_generic":
         when = rng.choice(T.WHEN)
         return rng.choice((
-            f"{_cap(slot.first(v))}, but not {when}.",
-            f"{_cap(slot.first(v))}, except {when}, when it's {sw}.",
-            f"{_cap(when)} it's {sw}; otherwise {slot.first(v)}.",
+            f"{cap(slot.first(v))}, but not {when}.",
+            f"{cap(slot.first(v))}, except {when}, when it's {sw}.",
+            f"{cap(when)} it's {sw}; otherwise {slot.first(v)}.",
             f"Only {when} now: {slot.first(v)}.",
-            f"{_cap(sv)} still, just not {when}.",
+            f"{cap(sv)} still, just not {when}.",
             f"Still {sv}, but only {when} now.",
-            f"{_cap(slot.first(v))} most of the time, though {when} I switch to {sw}.",
-            f"{_cap(sv)} is a {when.split()[-1]}-only thing for me now.",
+            f"{cap(slot.first(v))} most of the time, though {when} I switch to {sw}.",
+            f"{cap(sv)} is a {when.split()[-1]}-only thing for me now.",
             f"Mostly {sv}, apart from {when}.",
         )), style
     raise ValueError((kind, style))
 
 
-def _consistent_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any
+def consistent_text(rng: random.Random, slot: Slot, kind: str, v: Any, w: Any
                      ) -> tuple[str, str]:
     """A consistent interaction for value ``v``; ``(text, style)``."""
     rel = rng.choice(T.RELATIVES)
     sv, sw = slot.short(v), slot.short(w)
     if kind == "restatement":
         opts = [
-            f"{_cap(slot.first(v))}, same as before.",
+            f"{cap(slot.first(v))}, same as before.",
             f"Nothing new there: {slot.first(v)}.",
             f"Still the case that {slot.first(v)}.",
             f"Like I said, {slot.first(v)}.",
             f"Still {sv}, nothing's changed.",
-            f"{_cap(slot.first(v))}, and I don't see that changing.",
+            f"{cap(slot.first(v))}, and I don't see that changing.",
             f"Years on, {slot.first(v)}.",
             f"For the record, {slot.first(v)} still.",
             f"Some things never change: {slot.first(v)}.",
             f"Same as always, {slot.first(v)}.",
         ]
         if slot.key in T.FAVOURITE:
-            opts += [f"{_cap(sv)} has been my favourite for years and still is.",
+            opts += [f"{cap(sv)} has been my favourite for years and still is.",
                      f"Still love {sv}, always will.",
                      f"Nothing beats {sv}, even after all this time."]
         return rng.choice(opts), "restatement"
@@ -399,7 +416,8 @@ def _consistent_text(rng: random.Random, slot: _Slot, kind: str, v: Any, w: Any
 # Which slots can carry which conflict type (scope and discrepancy need wording that fits):
 # a correction ("..., not X") fits numbers, jobs, places, animals and the people in role
 # slots, not a partner or a taste.
-def _conflict_types_for(slot: _Slot) -> tuple[str, ...]:
+def conflict_types_for(slot: Slot) -> tuple[str, ...]:
+    """The conflict types a slot's wording can express."""
     if slot.key == "relationship":
         return ("temporal_update", "explicit_negation", "scope_mismatch")
     if slot.family in ("numerical", "job", "location", "pets", "relationship"):
@@ -407,7 +425,7 @@ def _conflict_types_for(slot: _Slot) -> tuple[str, ...]:
     return ("temporal_update", "explicit_negation", "scope_mismatch")
 
 
-def _mention(slot: _Slot, fact: Mapping[str, Any]) -> str | None:
+def mention_clause(slot: Slot, fact: Mapping[str, Any]) -> str | None:
     """A short clause naming another slot's value, to build same-entity hard negatives."""
     v = fact["value"]
     if slot.key == "relationship":
@@ -416,13 +434,13 @@ def _mention(slot: _Slot, fact: Mapping[str, Any]) -> str | None:
     return m.format(**_fields_of(slot.family, tuple(v) if isinstance(v, list) else v)) if m else None
 
 
-def _fact_text(rng: random.Random, slot: _Slot, name: str, value: Any) -> str:
+def _fact_text(rng: random.Random, slot: Slot, name: str, value: Any) -> str:
     """A profile fact: a plain first/third-person statement, or (a third of the time) an
     everyday remark that states the value in passing, as a remembered conversation would."""
     r = rng.random()
     if r < 0.33 and _renderable(slot, value):
         return _fill(rng.choice(_details(slot) + tuple(slot.refine)), slot, value, value) + "."
-    return (_cap(slot.first(value)) if r < 0.66 else slot.third(name, value)) + "."
+    return (cap(slot.first(value)) if r < 0.66 else slot.third(name, value)) + "."
 
 
 _CORE = ("job", "location")  # every profile has a job and a home city
@@ -440,7 +458,7 @@ def generate(seed: int = 13, *, n_profiles: int = 80, facts_per_profile: int = 1
     names = rng.sample(T.NAMES, n_profiles) if n_profiles <= len(T.NAMES) else [
         rng.choice(T.NAMES) + (f" {T.NAMES[i % len(T.NAMES)][0]}." if i >= len(T.NAMES) else "")
         for i in range(n_profiles)]
-    rest = [s.key for s in _SLOTS if s.key not in _CORE]
+    rest = [s.key for s in SLOTS if s.key not in _CORE]
     n_rest = min(max(facts_per_profile - len(_CORE), 0), len(rest))
     dealt: Counter[str] = Counter()
     profiles: list[dict[str, Any]] = []
@@ -452,7 +470,7 @@ def generate(seed: int = 13, *, n_profiles: int = 80, facts_per_profile: int = 1
         keys = list(_CORE) + picked
         facts = []
         for fi, key in enumerate(keys):
-            slot = _SLOT_BY_KEY[key]
+            slot = SLOT_BY_KEY[key]
             value = rng.choice(slot.values)
             facts.append({"id": f"p{pi:03d}-f{fi:02d}", "slot": key, "family": slot.family,
                           "value": list(value) if isinstance(value, tuple) else value,
@@ -470,30 +488,30 @@ def generate(seed: int = 13, *, n_profiles: int = 80, facts_per_profile: int = 1
     for prof in profiles:
         for f in prof["facts"]:
             by_slot[f["slot"]].append((prof, f))
-    slot_keys = [s.key for s in _SLOTS if by_slot[s.key]]
+    slot_keys = [s.key for s in SLOTS if by_slot[s.key]]
     for ii, kind in enumerate(kinds):
         for _attempt in range(200):
             prof, fact = rng.choice(by_slot[rng.choice(slot_keys)])
-            slot = _SLOT_BY_KEY[fact["slot"]]
-            if kind in CONFLICT_TYPES and kind not in _conflict_types_for(slot):
+            slot = SLOT_BY_KEY[fact["slot"]]
+            if kind in CONFLICT_TYPES and kind not in conflict_types_for(slot):
                 continue
             v = tuple(fact["value"]) if isinstance(fact["value"], list) else fact["value"]
             if slot.key == "relationship" and v[0] == "single" and kind != "temporal_update" and (
                     kind in ("scope_mismatch", "refinement", "added_detail")):
                 continue
-            w = _other(rng, slot.values, v)
+            w = other_value(rng, slot.values, v)
             if kind in CONFLICT_TYPES:
-                text, style = _conflict_text(rng, slot, kind, v, w)
+                text, style = conflict_text(rng, slot, kind, v, w)
             else:
-                text, style = _consistent_text(rng, slot, kind, v, w)
+                text, style = consistent_text(rng, slot, kind, v, w)
             others = [f for f in prof["facts"] if f["slot"] != fact["slot"]]
             negative, neg_kind = rng.choice(others), "other_slot"
             if rng.random() < 0.35:  # same entity, different slot: mention another slot's value
-                mentionable = [(f, _mention(_SLOT_BY_KEY[f["slot"]], f)) for f in others]
+                mentionable = [(f, mention_clause(SLOT_BY_KEY[f["slot"]], f)) for f in others]
                 mentionable = [(f, m) for f, m in mentionable if m]
                 if mentionable:
                     negative, clause = rng.choice(mentionable)
-                    text = f"{clause}, {_decap(text)}"
+                    text = f"{clause}, {decap(text)}"
                     neg_kind = "same_entity_other_slot"
             if text in seen:
                 continue

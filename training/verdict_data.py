@@ -214,7 +214,7 @@ def _fill(tpl: str, slot: Any, name: str, v: Any, w: Any, when: str) -> str:
     f = {"I_v": slot.first(v), "I_w": slot.first(w), "you_v": _second_person(slot.first(v)),
          "he_v": slot.third(name, v), "v": slot.short(v), "w": slot.short(w), "name": name, "when": when}
     out = tpl.format(**f)
-    return sd._cap(out[0].upper() + out[1:] if out else out)
+    return sd.cap(out[0].upper() + out[1:] if out else out)
 
 
 def _kind_ok(kind: str, slot: Any, v: Any, w: Any) -> bool:
@@ -239,7 +239,7 @@ def _counts(n: int, shares: Mapping[str, float]) -> list[str]:
 
 
 def _old_plain(rng: random.Random, slot: Any, name: str, v: Any) -> str:
-    return (sd._cap(slot.first(v)) if rng.random() < 0.5 else slot.third(name, v)) + "."
+    return (sd.cap(slot.first(v)) if rng.random() < 0.5 else slot.third(name, v)) + "."
 
 
 def own_items(rng: random.Random, profiles: Sequence[Mapping[str, Any]], n: int, seen: set[tuple[str, str]],
@@ -253,9 +253,9 @@ def own_items(rng: random.Random, profiles: Sequence[Mapping[str, Any]], n: int,
             prof = rng.choice(profiles)
             name = prof["name"]
             fact = rng.choice(prof["facts"])
-            slot = sd._SLOT_BY_KEY[fact["slot"]]
-            v = jd._value(fact)
-            w = sd._other(rng, slot.values, v)
+            slot = sd.SLOT_BY_KEY[fact["slot"]]
+            v = jd.fact_value(fact)
+            w = sd.other_value(rng, slot.values, v)
             if not _kind_ok(kind, slot, v, w):
                 continue
             other = rng.choice([o for o in _OTHERS if o != name])
@@ -267,9 +267,9 @@ def own_items(rng: random.Random, profiles: Sequence[Mapping[str, Any]], n: int,
                 if not others:
                     continue
                 of = rng.choice(others)
-                oslot = sd._SLOT_BY_KEY[of["slot"]]
-                ov = jd._value(of)
-                ow = sd._other(rng, oslot.values, ov)
+                oslot = sd.SLOT_BY_KEY[of["slot"]]
+                ov = jd.fact_value(of)
+                ow = sd.other_value(rng, oslot.values, ov)
                 tk = rng.choice(("update", "correction", "negation", "bare", "in_progress"))
                 new_text = _fill(rng.choice(_T[tk]), oslot, name, ov, ow, when)
             elif kind in ("ack_then_update", "ack_then_bare"):  # the old record is an acknowledgement
@@ -319,7 +319,7 @@ def scaled_audit_items(n: int, seeds: Sequence[int], seen: set[tuple[str, str]],
         seed, profiles = pools[r % len(pools)]
         rng = random.Random(seed * 7919 + r)
         try:
-            got = jd._make_items(rng, profiles, chunk, "train", set())
+            got = jd.make_items(rng, profiles, chunk, "train", set())
         except RuntimeError:  # too few facts of some kind in this profile set for this draw
             got = []
         r += 1

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Sequence
 
-from atma.llm.openai_compat import _error_text, import_httpx
+from atma.llm.openai_compat import error_text, import_httpx
 from atma.protocols import Completion, LLMError, Message
 
 __all__ = ["DEFAULT_HOST", "OllamaConfig", "OllamaLLM"]
@@ -145,13 +145,13 @@ class OllamaLLM:
         except httpx.HTTPError as e:
             raise LLMError(f"{self.name}: {type(e).__name__}: {e}") from e
         if resp.status_code >= 400:
-            raise LLMError(f"{self.name}: HTTP {resp.status_code}: {_error_text(resp.text)}")
+            raise LLMError(f"{self.name}: HTTP {resp.status_code}: {error_text(resp.text)}")
         try:
             data = resp.json()
         except ValueError as e:
-            raise LLMError(f"{self.name}: malformed reply: {_error_text(resp.text)}") from e
+            raise LLMError(f"{self.name}: malformed reply: {error_text(resp.text)}") from e
         if not isinstance(data, dict):
-            raise LLMError(f"{self.name}: malformed reply: {_error_text(resp.text)}")
+            raise LLMError(f"{self.name}: malformed reply: {error_text(resp.text)}")
         return data
 
     def _via_client(self, msgs: list[dict[str, str]], opts: dict[str, Any], fmt: Any, limit: float) -> dict[str, Any]:
@@ -162,7 +162,7 @@ class OllamaLLM:
         try:
             resp = client.chat(model=self.config.model, messages=msgs, format=fmt, options=opts, stream=False)
         except ollama.ResponseError as e:
-            raise LLMError(f"{self.name}: HTTP {getattr(e, 'status_code', '?')}: {_error_text(str(e.error))}") from e
+            raise LLMError(f"{self.name}: HTTP {getattr(e, 'status_code', '?')}: {error_text(str(e.error))}") from e
         except Exception as e:  # httpx errors surface unwrapped through the client
             if "timeout" in type(e).__name__.lower():
                 raise LLMError(f"{self.name}: timed out after {limit:g}s", kind="timeout") from None

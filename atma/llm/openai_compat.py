@@ -19,7 +19,7 @@ from typing import Any, Literal, Mapping, Sequence
 
 from atma.protocols import Completion, LLMError, Message
 
-__all__ = ["OpenAICompatConfig", "OpenAICompatLLM", "SchemaMode", "import_httpx"]
+__all__ = ["OpenAICompatConfig", "OpenAICompatLLM", "SchemaMode", "error_text", "import_httpx"]
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +157,7 @@ class OpenAICompatLLM:
             raise LLMError(f"{self.name}: {type(e).__name__}: {e}") from e
         latency = time.perf_counter() - t0
         if resp.status_code >= 400:
-            raise LLMError(f"{self.name}: HTTP {resp.status_code}: {_error_text(resp.text)}")
+            raise LLMError(f"{self.name}: HTTP {resp.status_code}: {error_text(resp.text)}")
         try:
             data = resp.json()
             choice = data["choices"][0]
@@ -167,7 +167,7 @@ class OpenAICompatLLM:
             prompt_tokens = int(usage.get("prompt_tokens") or 0)
             completion_tokens = int(usage.get("completion_tokens") or 0)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as e:
-            raise LLMError(f"{self.name}: malformed reply: {_error_text(resp.text)}") from e
+            raise LLMError(f"{self.name}: malformed reply: {error_text(resp.text)}") from e
         return Completion(
             text=text,
             prompt_tokens=prompt_tokens,
@@ -178,7 +178,7 @@ class OpenAICompatLLM:
         )
 
 
-def _error_text(raw: str, limit: int = 200) -> str:
+def error_text(raw: str, limit: int = 200) -> str:
     """One readable line from an error body: ``error.message`` when it is JSON."""
     try:
         data = json.loads(raw)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from atma.judge import _CHANGE, _NEGATION, parse_verdict
+from atma.judge import CHANGE_WORDS, NEGATION_WORDS, parse_verdict
 from eval import sentry_ltp
 from training import judge_data as jd
 
@@ -46,7 +46,7 @@ def test_all_actions_and_implicit_in_both_splits(data):
         implicit = [i for i in data[split] if i["implicit"]]
         assert len(implicit) >= 0.1 * len(data[split])
         for i in implicit:  # no cue the rule fallback reads, and a real state change
-            assert not _CHANGE.search(i["new_text"]) and not _NEGATION.search(i["new_text"])
+            assert not CHANGE_WORDS.search(i["new_text"]) and not NEGATION_WORDS.search(i["new_text"])
             assert i["verdict"]["action"] == "supersede" and i["verdict"]["old_state"]
 
 

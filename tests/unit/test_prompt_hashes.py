@@ -6,13 +6,17 @@ import hashlib
 import pytest
 
 from adapters import builtin
-from atma import controller, serializer
+from atma import controller, judge, serializer
 from eval import grading
+from atma.records import Record
 from eval.stream import prompt_hashes
 
 
 def _system(messages) -> str:
     return next(m["content"] for m in messages if m["role"] == "system")
+
+
+_REC = Record(id="r1", namespace="n", text="I live in Leeds")
 
 
 # Each prompt's system text, read through the public message builders (never private names).
@@ -21,6 +25,7 @@ SYSTEMS = {
                         _system(serializer.resolved_messages("q", "current", []))]),
     "host_plain_qa": (builtin, [_system(builtin.plain_qa_messages("q", []))]),
     "answer_judge": (grading, [_system(grading.judge_prompt("q", "a", ["g"], ["x"]))]),
+    "audit_judge": (judge, [_system(judge.judge_messages(_REC, _REC))]),
 }
 
 

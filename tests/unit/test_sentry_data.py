@@ -43,15 +43,15 @@ def test_sizes_and_coverage(data):
 def test_slot_inventory_is_fine_grained(data):
     """Many narrow slots (as the LTP state units have), each with its own wording and values,
     and every slot reached by interactions of several kinds."""
-    assert len(sd._SLOTS) >= 45
-    keys = set(sd._SLOT_BY_KEY)
+    assert len(sd.SLOTS) >= 45
+    keys = set(sd.SLOT_BY_KEY)
     # neighbouring topics are separate slots, not one broad "food" or "friend" slot
     assert {"dessert", "snack", "ice_cream", "breakfast", "comfort_food", "takeout", "morning_drink",
             "disliked_food", "podcast", "tv_genre", "music_like", "book_genre", "job", "side_job",
             "pets", "pet_foster", "pet_sitting", "carpool", "gym_buddy", "hiking_buddy",
             "language_partner", "mentor", "tennis_partner", "instrument", "language", "dance",
             "workout", "weekend_sport", "wind_down"} <= keys
-    for slot in sd._SLOTS:
+    for slot in sd.SLOTS:
         assert len(set(slot.values)) >= 8, slot.key
         assert slot.label and slot.past is not None, slot.key
         assert len(slot.scope) >= 2 and slot.refine and slot.detail, slot.key

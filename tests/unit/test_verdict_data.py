@@ -72,5 +72,5 @@ def test_transfer_set_is_separate_wording():
     own = set(vd.template_strings())
     assert not own & set(vt.template_strings())
     # no attribute value of the transfer set is a value of the training generator's slots
-    train_values = {str(v).lower() for s in sd._SLOTS for v in s.values}
+    train_values = {str(v).lower() for s in sd.SLOTS for v in s.values}
     assert not {str(v).lower() for a in vt.ATTRS.values() for v in a["values"]} & train_values
