@@ -23,6 +23,9 @@ from typing import Any, Sequence
 __all__ = ["main"]
 
 EXIT_USAGE = 2
+#: The host the CLI keeps its events in, by its :mod:`adapters.registry` name (one SQLite file
+#: holds its rows and the state bank).
+HOST = "builtin"
 
 
 class CLIError(Exception):
@@ -142,7 +145,7 @@ def _check_writable_target(db: str) -> None:
 
 def _overlay(args: argparse.Namespace, *, need_llm: bool = True) -> Any:
     """Load models first (so a missing model fails before anything is written), then open stores."""
-    from adapters.builtin import BuiltinHost
+    from adapters.registry import make_host
     from atma import ATMAOverlay, OverlayConfig
     from atma.controller import ControllerConfig
     from atma.embed import SentenceTransformerEmbedder
@@ -159,7 +162,7 @@ def _overlay(args: argparse.Namespace, *, need_llm: bool = True) -> Any:
     gate = gate_from_spec(args.gate, embedder)
     judge = judge_from_spec(judge_spec, llm=llm)
     cfg = OverlayConfig(k=getattr(args, "k", 5), controller=ControllerConfig(mode=getattr(args, "controller", "off")))
-    host = BuiltinHost(args.db, embedder=embedder, answerer=llm)
+    host = make_host(HOST, path=args.db, embedder=embedder, llm=llm)
     return ATMAOverlay(host, namespace=args.ns, llm=llm, gate=gate, judge=judge, config=cfg)
 
 
@@ -259,7 +262,7 @@ def cmd_records(args: argparse.Namespace) -> int:
 def cmd_erase(args: argparse.Namespace) -> int:
     """Everything is opened and checked before anything is deleted; the erase itself is
     :meth:`ATMAOverlay.erase` (bank, host, indexes, traces, WAL in one go)."""
-    from adapters.builtin import BuiltinHost
+    from adapters.registry import make_host
     from atma import ATMAOverlay
     from atma.embed import SentenceTransformerEmbedder
     from atma.sentry import CosineGate
@@ -270,7 +273,7 @@ def cmd_erase(args: argparse.Namespace) -> int:
     if missing:
         raise CLIError(f"unknown record ids in namespace {args.ns!r}: {', '.join(missing)}")
     embedder = SentenceTransformerEmbedder(args.embedder)  # a missing model fails here, before any delete
-    host = BuiltinHost(args.db, embedder=embedder)  # an embedder mismatch fails here, before any delete
+    host = make_host(HOST, path=args.db, embedder=embedder)  # an embedder mismatch fails here, before any delete
     ov = ATMAOverlay(host, namespace=args.ns, gate=CosineGate(embedder), bank=bank)
     ov.erase(args.ids)
     print(f"erased {len(set(args.ids))} records")

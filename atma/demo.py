@@ -33,7 +33,7 @@ QUESTIONS = [
 
 
 def run(llm_spec: str, db: Path, show_trace: int) -> int:
-    from adapters.builtin import BuiltinHost
+    from adapters.registry import make_host
     from atma import ATMAOverlay
     from atma.embed import SentenceTransformerEmbedder
     from atma.llm import load_llm
@@ -41,7 +41,7 @@ def run(llm_spec: str, db: Path, show_trace: int) -> int:
     t0 = time.perf_counter()
     llm = load_llm(llm_spec)
     embedder = SentenceTransformerEmbedder("minilm")
-    host = BuiltinHost(db, embedder=embedder, answerer=llm)
+    host = make_host("builtin", path=db, embedder=embedder, llm=llm)
     overlay = ATMAOverlay(host, namespace="dana", llm=llm)
     print(f"host: builtin ({db}), llm: {llm.name}, gate: {overlay.gate.name}")
     print("\n== writing the story ==")
