@@ -248,7 +248,6 @@ class AMemHost:
             for stmt in filter(str.strip, _SCHEMA.split(";")):
                 conn.execute(stmt)
         self._conn: sqlite3.Connection | None = conn
-        self.add_s = 0.0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -322,9 +321,7 @@ class AMemHost:
         with self._lock:
             for text, t, speaker, meta in rows:
                 content = amem_content(text, speaker)
-                t0 = _time.perf_counter()
                 note_id = system.add_note(content, time=amem_time(t))
-                self.add_s += _time.perf_counter() - t0
                 with transaction(self.conn):
                     seq = self.conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM amem_notes").fetchone()[0]
                     self.conn.execute(

@@ -450,13 +450,6 @@ class StateBank:
                             f"slot {slot!r} in namespace {ns!r} would hold two active records {a} and {b} "
                             "without a coexists_with or scoped_exception link")
 
-    def add_link(self, namespace: str, src: str, typ: LinkType, dst: str) -> None:
-        """Add one link (and its reciprocal) outside a state commit, e.g. ``derived_from``."""
-        with self._tx() as db:
-            if len(self._rows(db, namespace, [src, dst])) != 2:
-                raise BankError(f"link between unknown records {src!r} -> {dst!r}")
-            self._link(db, namespace, src, typ, dst)
-
     # ----------------------------------------------------------------- features
     def features(self, namespace: str, ids: Sequence[str], key: str, dim: int) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
@@ -591,12 +584,6 @@ class StateBank:
                 self._db.execute("VACUUM")
             row = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             return row is None or not row[0]
-
-    def drop_namespace(self, namespace: str) -> None:
-        with self._tx() as db:
-            for table in ("bank_records", "bank_links", "bank_features", "bank_traces", "bank_trace_refs"):
-                db.execute(f"DELETE FROM {table} WHERE namespace=?", (namespace,))
-            db.execute("DELETE FROM bank_namespaces WHERE name=?", (namespace,))
 
     # ------------------------------------------------------------- diagnostics
     def check_invariants(self, namespace: str) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any, Literal, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .protocols import GateScore, Message
-from .records import Action, Change, Commit, LinkType, Record, Status
+from .records import Action, Change, Commit, Record, Status
 
 __all__ = [
     "JUDGE_PROMPT_VERSION",
@@ -586,8 +586,3 @@ def plan_commit(new: Record, decisions: Sequence[tuple[Record, Verdict]], slot_m
 
 def _fields(r: Record) -> dict[str, Any]:
     return {f: getattr(r, f) for f in r.__dataclass_fields__}
-
-
-def links_for(action: str) -> list[LinkType]:
-    name = ACTION_LINK[action]
-    return [LinkType(name)] if name else []

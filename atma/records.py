@@ -34,14 +34,18 @@ class Status(str, Enum):
 
 
 class LinkType(str, Enum):
+    """The links a Judge decision writes (:data:`atma.judge.ACTION_LINK`) and their reciprocals.
+
+    The paper's dependency links (``derived_from``, ``coupled_with``) are not declared: no
+    decision of the write path produces them, so a reader would only find them never set.
+    """
+
     SUPERSEDES = "supersedes"
     SUPERSEDED_BY = "superseded_by"
     EVOLVES_FROM = "evolves_from"
     EVOLVES_TO = "evolves_to"
     SCOPED_EXCEPTION = "scoped_exception"
     COEXISTS_WITH = "coexists_with"
-    DERIVED_FROM = "derived_from"
-    COUPLED_WITH = "coupled_with"
 
 
 #: Link types that always come in pairs: writing one writes its partner on the target.
@@ -59,7 +63,7 @@ COEXISTENCE = frozenset({LinkType.COEXISTS_WITH, LinkType.SCOPED_EXCEPTION})
 SUCCESSOR = frozenset({LinkType.SUPERSEDED_BY, LinkType.EVOLVES_TO})
 PREDECESSOR = frozenset({LinkType.SUPERSEDES, LinkType.EVOLVES_FROM})
 #: Weak links used for semantic hops.
-NEIGHBOUR = frozenset({LinkType.COEXISTS_WITH, LinkType.SCOPED_EXCEPTION, LinkType.DERIVED_FROM, LinkType.COUPLED_WITH})
+NEIGHBOUR = frozenset({LinkType.COEXISTS_WITH, LinkType.SCOPED_EXCEPTION})
 
 
 @dataclass(frozen=True, order=True)
