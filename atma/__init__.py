@@ -1,7 +1,8 @@
 """atma: a state-aware overlay for agent memory.
 
-Wrap the memory system you run, ``ATMAOverlay(host, namespace=...)``, and answers follow
-the state the question asks about: now, before, or what changed.
+Wrap the memory system you run, ``ATMAOverlay(host)``, and answers follow the state the
+question asks about: now, before, or what changed. Models it is not given come from
+:mod:`atma.factory`, loaded on first use.
 """
 
 from .bank import StateBank

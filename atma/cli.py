@@ -146,21 +146,15 @@ def _check_writable_target(db: str) -> None:
 def _overlay(args: argparse.Namespace, *, need_llm: bool = True) -> Any:
     """Load models first (so a missing model fails before anything is written), then open stores."""
     from adapters.registry import make_host
-    from atma import ATMAOverlay, OverlayConfig
+    from atma import ATMAOverlay, OverlayConfig, factory
     from atma.controller import ControllerConfig
-    from atma.embed import SentenceTransformerEmbedder
-    from atma.llm import load_llm
-    from atma.judging import judge_from_spec
-    from atma.sentry import gate_from_spec
 
     judge_spec = getattr(args, "judge", "rule")
     need_llm = need_llm or judge_spec in ("llm", "cascade")
-    llm = load_llm(args.llm) if need_llm else None
-    if llm is not None and hasattr(llm, "load"):
-        llm.load()
-    embedder = SentenceTransformerEmbedder(args.embedder)
-    gate = gate_from_spec(args.gate, embedder)
-    judge = judge_from_spec(judge_spec, llm=llm)
+    llm = factory.default_llm(args.llm, load=True) if need_llm else None
+    embedder = factory.default_embedder(args.embedder)
+    gate = factory.default_gate(embedder, spec=args.gate)
+    judge = factory.default_judge(judge_spec, llm=llm)
     cfg = OverlayConfig(k=getattr(args, "k", 5), controller=ControllerConfig(mode=getattr(args, "controller", "off")))
     host = make_host(HOST, path=args.db, embedder=embedder, llm=llm)
     return ATMAOverlay(host, namespace=args.ns, llm=llm, gate=gate, judge=judge, config=cfg)
@@ -263,18 +257,16 @@ def cmd_erase(args: argparse.Namespace) -> int:
     """Everything is opened and checked before anything is deleted; the erase itself is
     :meth:`ATMAOverlay.erase` (bank, host, indexes, traces, WAL in one go)."""
     from adapters.registry import make_host
-    from atma import ATMAOverlay
-    from atma.embed import SentenceTransformerEmbedder
-    from atma.sentry import CosineGate
+    from atma import ATMAOverlay, factory
 
     bank = _bank(args.db)
     bank.require_namespace(args.ns)
     missing = [i for i in args.ids if bank.get(args.ns, i) is None]
     if missing:
         raise CLIError(f"unknown record ids in namespace {args.ns!r}: {', '.join(missing)}")
-    embedder = SentenceTransformerEmbedder(args.embedder)  # a missing model fails here, before any delete
+    embedder = factory.default_embedder(args.embedder)  # a missing model fails here, before any delete
     host = make_host(HOST, path=args.db, embedder=embedder)  # an embedder mismatch fails here, before any delete
-    ov = ATMAOverlay(host, namespace=args.ns, gate=CosineGate(embedder), bank=bank)
+    ov = ATMAOverlay(host, namespace=args.ns, bank=bank)  # erasing loads no gate and no answer model
     ov.erase(args.ids)
     print(f"erased {len(set(args.ids))} records")
     return 0

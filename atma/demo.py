@@ -34,13 +34,11 @@ QUESTIONS = [
 
 def run(llm_spec: str, db: Path, show_trace: int) -> int:
     from adapters.registry import make_host
-    from atma import ATMAOverlay
-    from atma.embed import SentenceTransformerEmbedder
-    from atma.llm import load_llm
+    from atma import ATMAOverlay, factory
 
     t0 = time.perf_counter()
-    llm = load_llm(llm_spec)
-    embedder = SentenceTransformerEmbedder("minilm")
+    llm = factory.default_llm(llm_spec)
+    embedder = factory.default_embedder()
     host = make_host("builtin", path=db, embedder=embedder, llm=llm)
     overlay = ATMAOverlay(host, namespace="dana", llm=llm)
     print(f"host: builtin ({db}), llm: {llm.name}, gate: {overlay.gate.name}")

@@ -240,20 +240,25 @@ def _reply_text(comp: Any) -> tuple[Any, float, int, int]:
 class ATMAOverlay:
     """Wraps a host memory system with a state bank, state-aware retrieval and labelled QA.
 
-    ``llm`` answers questions; ``controller_llm`` defaults to it. ``judge`` decides state
-    relations (an :class:`atma.judging.JudgeBackend`); when it is not given, ``judge_llm``
+    ``ATMAOverlay(host)`` is enough: what is not given comes from :mod:`atma.factory`, built
+    on first use, never here (constructing an overlay loads no model).
+
+    ``namespace`` is the user / tenant every call reads and writes (default ``"default"``).
+    ``llm`` answers questions (default: the packaged answer model, :func:`atma.factory.default_llm`,
+    loaded on the first :meth:`answer`); ``controller_llm`` defaults to it. ``judge`` decides
+    state relations (an :class:`atma.judging.JudgeBackend`); when it is not given, ``judge_llm``
     (an LLM) judges with the Judge prompt if given, else the deterministic anchored rule
-    (:func:`atma.judging.default_judge`).
-    ``gate`` decides which pairs the Judge sees (default: the shipped Sentry checkpoint;
-    where torch or the checkpoint is missing, cosine similarity over ``embedder`` or the
-    host's embedder).
+    (:func:`atma.factory.default_judge`).
+    ``gate`` decides which pairs the Judge sees (default, loaded on the first :meth:`add`: the
+    shipped Sentry checkpoint; where torch or the checkpoint is missing, cosine similarity
+    over ``embedder`` or the host's embedder, :func:`atma.factory.default_gate`).
     """
 
     def __init__(
         self,
         host: Host,
         *,
-        namespace: str,
+        namespace: str = "default",
         llm: LLM | None = None,
         judge_llm: LLM | None = None,
         judge: Any = None,
@@ -266,9 +271,11 @@ class ATMAOverlay:
         check_namespace(namespace)  # refused at once, before any store is touched
         self.host = host
         self.namespace = namespace
-        self.llm = llm
+        self._llm = llm
         self.judge_llm = judge_llm
-        self.controller_llm = controller_llm or llm
+        self._controller_llm = controller_llm
+        self._gate = gate
+        self._embedder = embedder
         self.config = config or OverlayConfig()
         path = getattr(host, "path", None)
         share = _shared_sqlite(host)
@@ -282,21 +289,46 @@ class ATMAOverlay:
         self.bank = bank
         if not bank.shared:
             self.recover()
-        if gate is None:
-            from .sentry import default_gate
+        if judge is None:
+            from .factory import default_judge
+            from .judging import LLMJudge
+
+            judge = (LLMJudge(judge_llm, max_tokens=self.config.judge_max_tokens, timeout_s=self.config.judge_timeout_s)
+                     if judge_llm is not None else default_judge())  # the rule: nothing to load
+        self.judge = judge
+
+    # ------------------------------------------------------------------- models, on first use
+    def _gate_name(self) -> str:
+        """The gate's name for a trace, without loading a default gate that no write has used."""
+        return self._gate.name if self._gate is not None else "(default, not loaded)"
+
+    @property
+    def llm(self) -> LLM:
+        """The answer model: the one given, else the packaged default, loaded now (once). A model
+        that cannot be loaded raises one :class:`LLMError` line saying what to pass instead."""
+        if self._llm is None:
+            from .factory import default_llm
+
+            self._llm = default_llm(load=True)
+        return self._llm
+
+    @property
+    def controller_llm(self) -> LLM:
+        """The retrieve controller's model: the one given, else :attr:`llm`."""
+        return self._controller_llm if self._controller_llm is not None else self.llm
+
+    @property
+    def gate(self) -> PairGate:
+        """The pair gate: the one given, else the factory's default, built now (once)."""
+        if self._gate is None:
+            from .factory import default_gate
 
             try:
-                gate = default_gate(embedder or getattr(host, "embedder", None))
+                self._gate = default_gate(self._embedder or getattr(self.host, "embedder", None))
             except (ImportError, OSError) as exc:
                 raise ValueError("no pair gate: the shipped Sentry needs atma[embed] "
                                  f"({str(exc).splitlines()[0]}); pass gate=... or embedder=...") from exc
-        self.gate = gate
-        if judge is None:
-            from .judging import LLMJudge, default_judge
-
-            judge = (LLMJudge(judge_llm, max_tokens=self.config.judge_max_tokens, timeout_s=self.config.judge_timeout_s)
-                     if judge_llm is not None else default_judge())
-        self.judge = judge
+        return self._gate
 
     # ------------------------------------------------------------------- write
     def add(self, text: str, *, time: datetime | str | None = None, speaker: str = "",
@@ -635,12 +667,14 @@ class ATMAOverlay:
         cc = self.config.controller
         if cc.mode == "off" or not pool:
             return ctl.ControllerResult(cc.mode, "off", False)
-        if self.controller_llm is None:
-            return ctl.ControllerResult(cc.mode, "error", False, error="no controller model")
+        try:
+            model = self.controller_llm
+        except LLMError as e:  # no model to ask: the pre-rank stays, as for any controller failure
+            return ctl.ControllerResult(cc.mode, "error", False, error=_why(e))
         msgs = ctl.controller_messages(query, prof, pool, k, cc)
         t0 = _time.perf_counter()
         try:  # any failure of a user's LLM object leaves the pre-rank in place
-            comp = self.controller_llm.complete(msgs, max_tokens=cc.max_tokens, temperature=cc.temperature,
+            comp = model.complete(msgs, max_tokens=cc.max_tokens, temperature=cc.temperature,
                                                 json_schema=ctl.CONTROLLER_SCHEMA, timeout=cc.timeout_s)
         except Exception as e:  # noqa: BLE001
             return ctl.ControllerResult(cc.mode, _failure_status(e), False, error=_why(e),
@@ -651,8 +685,7 @@ class ATMAOverlay:
 
     def answer(self, query: str, *, k: int | None = None) -> Answer:
         """Answer from a state-aligned packet; the trace is stored in the bank."""
-        if self.llm is None:
-            raise ValueError("no answer model: pass llm=... to ATMAOverlay")
+        llm = self.llm  # the default model loads here, before anything is read or stored
         cfg = self.config
         t0 = _time.perf_counter()
         packet, part = self.retrieve(query, k=k)
@@ -696,7 +729,7 @@ class ATMAOverlay:
                            prerank=part["prerank"], controller=part["controller"], packet=tuple(r.id for r in shown),
                            labelled=tuple(r.to_json() for r in rows), prompt=tuple(dict(m) for m in msgs),
                            answer=text, timings=timings, check=check, sources=dict(part["sources"]),
-                           config={"k": k or cfg.k, "gate": self.gate.name, "llm": getattr(self.llm, "name", ""),
+                           config={"k": k or cfg.k, "gate": self._gate_name(), "llm": getattr(llm, "name", ""),
                                    "packet_mode": cfg.packet_mode})
         self.bank.save_trace(self.namespace, "query", trace.to_json(), [row["id"] for row in part["pool"]],
                              keep=cfg.trace_keep)

@@ -48,7 +48,6 @@ __all__ = [
     "SentryGate",
     "Thresholds",
     "default_checkpoint_dir",
-    "default_gate",
     "gap",
     "gate_from_spec",
     "load_backbone",
@@ -461,21 +460,6 @@ def load_sentry(path: str | Path | None = None, *, device: str = "cpu",
 
 
 _DEFAULT_GATES: dict[str, "SentryGate"] = {}
-
-
-def default_gate(embedder: Any = None) -> "SentryGate | CosineGate":
-    """The overlay's gate when none is given: the shipped Sentry checkpoint
-    (``atma/assets/sentry/``; needs torch and the packaged MiniLM, ``atma[embed]``). When
-    those are missing, cosine similarity over ``embedder`` (a warning says so); with no
-    embedder either, the ImportError / FileNotFoundError is raised."""
-    try:
-        return gate_from_spec("sentry")  # one loaded backbone per process, shared by every overlay
-    except (ImportError, FileNotFoundError, OSError) as exc:
-        if embedder is None:
-            raise
-        logger.warning("Sentry gate unavailable (%s); using cosine similarity over %s",
-                       str(exc).splitlines()[0], getattr(embedder, "name", type(embedder).__name__))
-        return CosineGate(embedder)
 
 
 def gate_from_spec(spec: str, embedder: Any = None) -> "SentryGate | CosineGate":

@@ -144,11 +144,10 @@ def _ltp_events(units: int, fillers: int) -> tuple[list[Any], list[Any]]:
 
 def _overlay_for(path: str, llm: Any, embedder: Any, *, use_judge: bool, judge: str = "verdict") -> Any:
     from adapters.builtin import BuiltinHost
-    from atma import ATMAOverlay, OverlayConfig
-    from atma.judging import judge_from_spec
+    from atma import ATMAOverlay, OverlayConfig, factory
 
     host = BuiltinHost(path, embedder=embedder, answerer=llm)
-    return ATMAOverlay(host, namespace="bench", llm=llm, embedder=embedder, judge=judge_from_spec(judge, llm=llm),
+    return ATMAOverlay(host, namespace="bench", llm=llm, embedder=embedder, judge=factory.default_judge(judge, llm=llm),
                        config=OverlayConfig(use_judge=use_judge))
 
 
@@ -158,13 +157,9 @@ def _pcts(samples: Sequence[float]) -> dict[str, float]:
 
 
 def _load_models(spec: str) -> tuple[Any, Any]:
-    from atma.embed import SentenceTransformerEmbedder
-    from atma.llm import load_llm
+    from atma import factory
 
-    llm = load_llm(spec)
-    if hasattr(llm, "load"):
-        llm.load()
-    return llm, SentenceTransformerEmbedder("minilm")
+    return factory.default_llm(spec, load=True), factory.default_embedder("minilm")
 
 
 def bench_answer(args: argparse.Namespace) -> dict[str, Any]:
@@ -239,9 +234,9 @@ def bench_storage(args: argparse.Namespace) -> dict[str, Any]:
 
         embedder: Any = HashEmbedder(384)
     else:
-        from atma.embed import SentenceTransformerEmbedder
+        from atma import factory
 
-        embedder = SentenceTransformerEmbedder(args.embedder)
+        embedder = factory.default_embedder(args.embedder)
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "storage.db")

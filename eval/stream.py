@@ -148,39 +148,31 @@ def arm_names(args: argparse.Namespace) -> list[str]:
 
 
 def _load_llm(spec: str, args: argparse.Namespace) -> Any:
-    from atma.llm import load_llm
+    from atma import factory
     from atma.llm.spec import parse_spec
 
     opts = {"n_ctx": args.n_ctx, "seed": args.seed} if parse_spec(spec).backend == "llamacpp" else {}
-    llm = load_llm(spec, **opts)
-    if hasattr(llm, "load"):
-        llm.load()  # a missing model fails here, before anything is written
-    return llm
+    return factory.default_llm(spec, load=True, **opts)  # a missing model fails here, before anything is written
 
 
 def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components:
     """Load the models once; a missing model raises before any file is written."""
     from adapters.registry import make_host as registry_make_host
-    from atma import OverlayConfig
+    from atma import OverlayConfig, factory
     from atma.controller import ControllerConfig
-    from atma.embed import SentenceTransformerEmbedder
 
     llm = _load_llm(args.llm, args)
     judge = _load_llm(args.judge_llm, args) if args.judge_llm else None
-    embedder = SentenceTransformerEmbedder(args.embedder)
+    embedder = factory.default_embedder(args.embedder)
     gate = None
     if any(r.overlay for r in rows):
-        from atma.sentry import gate_from_spec
-
-        gate = gate_from_spec(args.gate, embedder)
+        gate = factory.default_gate(embedder, spec=args.gate)
     cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller),
                         packet_order=args.packet_order, packet_mode=getattr(args, "packet_mode", "resolved"),
                         resolve_top=getattr(args, "resolve_top", 2))
     audit_judge = None
     if any(r.overlay for r in rows):
-        from atma.judging import judge_from_spec
-
-        audit_judge = judge_from_spec(getattr(args, "judge", "rule"), llm=llm)
+        audit_judge = factory.default_judge(getattr(args, "judge", "rule"), llm=llm)
 
     def make_host(path: str, emb: Any, answerer: Any) -> Any:
         # Hosts that maintain their store with an LLM (insideout, amem, graphiti) always get one.

@@ -43,14 +43,13 @@ def replay_profile(scenario: dict[str, Any], units: Sequence[dict[str, Any]], *,
                    gate: Any, workdir: Path, max_events: int | None = None, samples: int = 5) -> dict[str, Any]:
     """Write one profile's events through a fresh overlay; returns its state figures."""
     from adapters.builtin import BuiltinHost
-    from atma import ATMAOverlay, OverlayConfig
-    from atma.judging import judge_from_spec
+    from atma import ATMAOverlay, OverlayConfig, factory
 
     db = workdir / f"{scenario['id']}-{judge}.db"
     for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         p.unlink(missing_ok=True)
     host = BuiltinHost(str(db), embedder=embedder)
-    ov = ATMAOverlay(host, namespace="u", gate=gate, embedder=embedder, judge=judge_from_spec(judge),
+    ov = ATMAOverlay(host, namespace="u", gate=gate, embedder=embedder, judge=factory.default_judge(judge),
                      config=OverlayConfig())
     events = scenario["events"][:max_events] if max_events else scenario["events"]
     t0 = _time.perf_counter()
@@ -142,11 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: no profile {bad[0]} (the file has {len(scenarios)})", file=sys.stderr)
         return 2
     units = _units(Path(args.units))
-    from atma.embed import SentenceTransformerEmbedder
-    from atma.sentry import gate_from_spec
+    from atma import factory
 
-    embedder = SentenceTransformerEmbedder()
-    gate = gate_from_spec(args.gate, embedder)
+    embedder = factory.default_embedder()
+    gate = factory.default_gate(embedder, spec=args.gate)
     results: dict[str, Any] = {"profiles": profiles, "gate": args.gate, "judges": {}}
     with tempfile.TemporaryDirectory(prefix="atma-write-loop-") as tmp:
         for j in judges:

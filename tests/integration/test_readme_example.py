@@ -23,15 +23,17 @@ def qwen():
     return llm
 
 
-def test_readme_example(tmp_path, minilm, qwen):
-    host = BuiltinHost(path=tmp_path / "mem.db", embedder=minilm, answerer=qwen)
-    overlay = ATMAOverlay(host, namespace="user-1", llm=qwen)
+def test_readme_example(tmp_path, minilm, qwen, monkeypatch):
+    monkeypatch.delenv("ATMA_LLM", raising=False)
+    host = BuiltinHost(path=tmp_path / "mem.db", embedder=minilm)
+    overlay = ATMAOverlay(host, namespace="user-1")  # as the README writes it: the default model answers
     overlay.add("I rent a flat in Leeds.", time="2024-01-10T10:00", speaker="Dana")
     res = overlay.add("Big news: I moved to Bristol last weekend.", time="2024-06-02T10:00", speaker="Dana")
     assert res.trace.changes == ({"action": "supersede", "old_id": "r1"},), res.trace.to_json()
 
     before = overlay.answer("Where did I live before?")
     assert "leeds" in before.answer.lower(), before.trace.render()
+    assert overlay.llm.name == "llamacpp:qwen2.5-coder-1.5b"  # the packaged default (shares qwen's weights)
     assert before.trace.labels["r1"] == "past"  # resolved packet: "no longer true: replaced … by [2]"
     leeds = overlay.bank.get("user-1", "r1")
     assert leeds.status is Status.SUPERSEDED and leeds.linked(LinkType.SUPERSEDED_BY) == ["r2"]

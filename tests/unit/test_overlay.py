@@ -252,3 +252,48 @@ def test_constructor_refuses_a_lone_surrogate_namespace_and_text():
     with pytest.raises(ValueError, match="lone surrogate"):
         ov.add("I live in \udc80 Leeds now")
     assert host._items == {} and ov.records() == []
+
+
+# ---------------------------------------------------------------- ATMAOverlay(host): defaults on first use
+
+
+def test_overlay_of_a_host_alone_loads_its_models_on_first_use(monkeypatch):
+    from atma import factory
+
+    emb = HashEmbedder()
+    built: list[tuple[str, dict]] = []
+    qa = ScriptedLLM(default="Bristol")
+
+    def fake_llm(spec=None, **kw):
+        built.append(("llm", kw))
+        return qa
+
+    def fake_gate(embedder=None, spec=None):
+        built.append(("gate", {"embedder": embedder}))
+        return CosineGate(embedder)
+
+    monkeypatch.setattr(factory, "default_llm", fake_llm)
+    monkeypatch.setattr(factory, "default_gate", fake_gate)
+    ov = ATMAOverlay(InMemoryHost(embedder=emb))
+    assert built == [] and ov.namespace == "default"  # constructing loads nothing
+    assert ov.retrieve("Where do I live?")[0] == [] and built == []  # neither does reading
+    ov.add("I moved to Bristol.", speaker="Dana")
+    assert built == [("gate", {"embedder": emb})]  # the first write builds the gate, over the host's embedder
+    assert ov.answer("Where do I live?").answer == "Bristol"
+    assert ov.answer("Where do I live now?").answer == "Bristol"
+    assert built[1:] == [("llm", {"load": True})]  # the first answer loads the model, once
+    assert ov.bank.namespaces() == ["default"]
+
+
+def test_a_missing_default_model_is_one_clear_error_line_and_stores_nothing(monkeypatch, tmp_path):
+    missing = tmp_path / "no-such-model.gguf"
+    monkeypatch.setenv("ATMA_LLM", str(missing))
+    emb = HashEmbedder()
+    ov = ATMAOverlay(InMemoryHost(embedder=emb), gate=CosineGate(emb))
+    ov.add("I moved to Bristol.")
+    with pytest.raises(LLMError) as err:
+        ov.answer("Where do I live?")
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith("no answer model:") and str(missing) in msg
+    assert "does not exist" in msg and "llm=..." in msg
+    assert ov.bank.traces("default", kind="query", limit=5) == []

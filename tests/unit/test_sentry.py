@@ -306,12 +306,14 @@ def test_tuned_state_keeps_last_layers_only():
 
 
 def test_default_gate_is_the_shipped_sentry_or_cosine_when_missing(monkeypatch, tmp_path):
-    from atma import sentry
+    from atma import factory, sentry
     from atma.testing import HashEmbedder
 
     monkeypatch.setenv("ATMA_SENTRY_CHECKPOINT", str(tmp_path / "none"))
     emb = HashEmbedder()
-    g = sentry.default_gate(emb)
+    g = factory.default_gate(emb)
     assert isinstance(g, sentry.CosineGate)  # no checkpoint there: cosine over the embedder
     with pytest.raises(FileNotFoundError, match="training.sentry train"):
-        sentry.default_gate(None)
+        factory.default_gate(None)
+    with pytest.raises(FileNotFoundError):  # a named gate is built as named, without a fallback
+        factory.default_gate(emb, spec="sentry")
