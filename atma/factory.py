@@ -65,8 +65,9 @@ def default_gate(embedder: Embedder | None = None, spec: str | None = None) -> P
     and the packaged MiniLM, ``atma[embed]``), or, where those are missing, cosine similarity
     over ``embedder`` (a warning says so); with no embedder either, the ImportError /
     FileNotFoundError is raised. A ``spec`` (``sentry``, ``cosine``, a checkpoint folder) is
-    built exactly as named (:func:`atma.sentry.gate_from_spec`), without a fallback."""
-    from .sentry import CosineGate, gate_from_spec
+    built exactly as named (:func:`atma.sentry_encoder.gate_from_spec`), without a fallback."""
+    from .sentry import CosineGate
+    from .sentry_encoder import gate_from_spec
 
     if spec is not None:
         return gate_from_spec(spec, embedder)

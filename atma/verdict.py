@@ -334,7 +334,7 @@ def save_checkpoint(path: str | Path, config: VerdictConfig, top) -> str:
 def load_verdict_model(path: str | Path | None = None, *, backbone_model=None) -> VerdictModel:
     """The packaged verdict model (or the checkpoint at ``path``)."""
     torch = _torch()
-    from .sentry import MINILM_SHA256, load_backbone
+    from .sentry_encoder import MINILM_SHA256, load_backbone
 
     p = Path(path) if path is not None else default_verdict_path()
     if p.is_dir():

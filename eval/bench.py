@@ -96,7 +96,8 @@ def bench_sentry(args: argparse.Namespace) -> dict[str, Any]:
     """Encode and route throughput of the Sentry gate and/or the cosine baseline on CPU."""
     import torch
 
-    from atma.sentry import CosineGate, load_sentry
+    from atma.sentry import CosineGate
+    from atma.sentry_encoder import load_sentry
 
     torch.set_num_threads(args.threads)
     texts = _training_texts(Path(args.texts))[: args.records]

@@ -213,7 +213,7 @@ def make_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
-    from atma.sentry import default_checkpoint_dir
+    from atma.sentry_encoder import default_checkpoint_dir
 
     base = Path(args.checkpoint) if args.checkpoint else default_checkpoint_dir()
     json_out = Path(args.json) if args.json else (base if base.is_dir() else base.parent) / "eval_ltp.json"

@@ -453,7 +453,7 @@ SentryScorer = Callable[[Sequence[tuple[str, str]]], list[dict[str, float]]]
 
 def sentry_scorer(path: str | None = None) -> SentryScorer:
     """Score (old, new) text pairs with the shipped Sentry gate: ``{"a", "b", "d", "escalate"}``."""
-    from atma.sentry import load_sentry
+    from atma.sentry_encoder import load_sentry
 
     gate = load_sentry(path)
 

@@ -114,7 +114,7 @@ def _acc(pred: Sequence[str], gold: Sequence[str]) -> float:
 def train(args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
-    from atma.sentry import MINILM, MINILM_SHA256, load_backbone
+    from atma.sentry_encoder import MINILM, MINILM_SHA256, load_backbone
     from atma.verdict import LowerEncoder, VerdictConfig, build_top, save_checkpoint, text_of
 
     torch.set_num_threads(args.threads)

@@ -272,7 +272,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     import torch
     from tqdm.auto import tqdm
 
-    from atma.sentry import CHECKPOINT_FILE, CosineGate, SentryEncoder, SentryGate, Thresholds
+    from atma.sentry import CosineGate, SentryGate, Thresholds
+    from atma.sentry_encoder import CHECKPOINT_FILE, SentryEncoder
+    from training.sentry_weights import save_checkpoint
 
     t_start = time.perf_counter()
     torch.manual_seed(cfg.seed)
@@ -297,7 +299,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     heads = encoder.heads
     params = [{"params": heads.parameters(), "lr": cfg.lr}]
     if not cfg.freeze_backbone:
-        from atma.sentry import freeze_all_but_last
+        from training.sentry_weights import freeze_all_but_last
         params.append({"params": freeze_all_but_last(encoder.backbone, cfg.tuned_layers), "lr": cfg.backbone_lr})
     opt = torch.optim.AdamW(params, weight_decay=cfg.weight_decay)
     tensors = {k: _pair_index(ps, index, cfg.device) for k, ps in pairs.items() if ps}
@@ -310,7 +312,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                                   encoder.config.prefix)
             ho = _trainable_embed(encoder.backbone, [texts[i] for i in o.tolist()], cfg.device,
                                   encoder.config.prefix)
-        from atma.sentry import project
+        from atma.sentry_encoder import project
         tu, lu = project(heads, hu)
         tp, lp = project(heads, ho)
         return sentry_loss(tu, tp, lu, lp, yt, yl, alpha=cfg.alpha, beta=cfg.beta)
@@ -354,14 +356,14 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         history.append({"epoch": epoch, "train_loss": running / n_train, "val_loss": val,
                         "seconds": round(time.perf_counter() - te, 3)})
         bar.set_postfix(train=f"{running / n_train:.4f}", val=f"{val:.4f}")
-        encoder.save(epoch_dir / f"epoch_{epoch:03d}.pt", meta={"epoch": epoch, "val_loss": val})
+        save_checkpoint(encoder, epoch_dir / f"epoch_{epoch:03d}.pt", meta={"epoch": epoch, "val_loss": val})
         if val < best_val:
             best_epoch, best_val = epoch, val
     bar.close()
     train_s = time.perf_counter() - t_train
 
     # Reload the best epoch (epoch 0 = untrained heads is never selected: it has no file).
-    from atma.sentry import load_encoder
+    from atma.sentry_encoder import load_encoder
     best_file = epoch_dir / f"epoch_{max(best_epoch, 1):03d}.pt"
     encoder, _, _ = load_encoder(best_file, device=cfg.device, backbone_model=encoder.backbone)
 
@@ -385,7 +387,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     metrics = evaluate_sets(eval_sets.values(), s_rows, c_rows, gate.with_thresholds(calibrated),
                             cos.with_threshold(cos_threshold))
 
-    final = encoder.save(out / CHECKPOINT_FILE, thresholds=calibrated, meta={
+    final = save_checkpoint(encoder, out / CHECKPOINT_FILE, thresholds=calibrated, meta={
         "epoch": best_epoch, "val_loss": best_val, "cosine_threshold": cos_threshold})
     if not cfg.keep_epochs:
         shutil.rmtree(epoch_dir, ignore_errors=True)
@@ -518,7 +520,8 @@ def load_eval_gates(checkpoint: str | None, *, device: str = "cpu") -> EvalGates
     """Load ``checkpoint`` (default: the shipped one) as a gate with its stored thresholds, and
     the cosine gate over the packaged backbone (threshold recalibrated on the validation split
     when the Sentry's backbone was tuned). Checks the regenerated data against the card."""
-    from atma.sentry import CosineGate, SentryGate, default_checkpoint_dir, load_encoder
+    from atma.sentry import CosineGate, SentryGate
+    from atma.sentry_encoder import default_checkpoint_dir, load_encoder
 
     encoder, thresholds, meta = load_encoder(checkpoint, device=device)
     ckpt_dir = Path(checkpoint) if checkpoint else None
@@ -610,7 +613,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"timings: {card['timings_s']}  -> {cfg.out}")
         return 0
     if args.command == "eval":
-        from atma.sentry import default_checkpoint_dir
+        from atma.sentry_encoder import default_checkpoint_dir
         base = Path(args.checkpoint) if args.checkpoint else default_checkpoint_dir()
         json_out = Path(args.json) if args.json else (base if base.is_dir() else base.parent) / "eval.json"
         run_eval(args.checkpoint, json_out, device=args.device)

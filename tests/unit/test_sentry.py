@@ -14,20 +14,17 @@ import pytest
 torch = pytest.importorskip("torch", reason="Sentry needs the atma[embed] extra (torch)")
 
 from atma.protocols import GateScore, PairGate  # noqa: E402
-from atma.sentry import (  # noqa: E402
+from atma.sentry import CosineGate, SentryGate, Thresholds, gap, route_mask  # noqa: E402
+from atma.sentry_encoder import (  # noqa: E402
     MINILM,
     MINILM_SHA256,
-    CosineGate,
     SentryConfig,
     SentryEncoder,
-    SentryGate,
-    Thresholds,
     default_checkpoint_dir,
-    gap,
     load_encoder,
     make_heads,
-    route_mask,
 )
+from training.sentry_weights import save_checkpoint  # noqa: E402
 from training.sentry import (  # noqa: E402
     calibrate_cosine,
     calibrate_thresholds,
@@ -160,7 +157,7 @@ def test_cache_key_names_the_backbone():
 def test_checkpoint_round_trip(tmp_path):
     enc = make_encoder(seed=3)
     th = Thresholds(top=0.7, log=0.3, gap=0.25)
-    path = enc.save(tmp_path / "sentry_best.pt", thresholds=th, meta={"cosine_threshold": 0.4})
+    path = save_checkpoint(enc, tmp_path / "sentry_best.pt", thresholds=th, meta={"cosine_threshold": 0.4})
     back, th2, meta = load_encoder(tmp_path, backbone_model=FakeBackbone())
     assert th2 == th and meta["cosine_threshold"] == 0.4
     assert back.weights_digest == enc.weights_digest
@@ -261,7 +258,7 @@ def test_cache_key_follows_finetuned_backbone_weights():
 
 
 def test_default_checkpoint_dir_is_the_package_asset(tmp_path, monkeypatch):
-    import atma.sentry as sentry_mod
+    import atma.sentry_encoder as sentry_mod
 
     monkeypatch.delenv("ATMA_SENTRY_CHECKPOINT", raising=False)
     pkg_dir = Path(sentry_mod.__file__).resolve().parent
@@ -273,7 +270,7 @@ def test_default_checkpoint_dir_is_the_package_asset(tmp_path, monkeypatch):
     pkg = tmp_path / "site" / "atma"
     (pkg / "assets" / "sentry").mkdir(parents=True)
     (pkg / "assets" / "sentry" / "sentry_best.pt").write_bytes(b"x")
-    monkeypatch.setattr(sentry_mod, "__file__", str(pkg / "sentry.py"))
+    monkeypatch.setattr(sentry_mod, "__file__", str(pkg / "sentry_encoder.py"))
     assert default_checkpoint_dir() == pkg / "assets" / "sentry"
     # a stripped package beside a repo with a freshly trained checkpoint: the repo's
     (pkg / "assets" / "sentry" / "sentry_best.pt").unlink()
@@ -286,7 +283,8 @@ def test_default_checkpoint_dir_is_the_package_asset(tmp_path, monkeypatch):
 
 def test_tuned_state_keeps_last_layers_only():
     torch = pytest.importorskip("torch")
-    from atma.sentry import freeze_all_but_last, tuned_state
+    from atma.sentry_encoder import tuned_state
+    from training.sentry_weights import freeze_all_but_last
 
     class Bertish(torch.nn.Module):
         def __init__(self):
