@@ -322,7 +322,7 @@ class BuiltinHost:
         if not rows:
             return []
         check_namespace(namespace)
-        vecs = self._encode([_embedded_text(r[0], r[2]) for r in rows])
+        vecs = self.encode([_embedded_text(r[0], r[2]) for r in rows])
         with self._lock:
             # A rolled-back add may have created this namespace's FTS table: forget it.
             new_namespace = namespace not in self._fts
@@ -399,7 +399,7 @@ class BuiltinHost:
         in insertion order. ``score`` is the fused RRF score."""
         if k <= 0:
             return []
-        q = self._encode([query], query=True)[0]
+        q = self.encode([query], query=True)[0]
         with self._lock:
             conn = self.conn
             index = self._index(namespace)
@@ -456,7 +456,9 @@ class BuiltinHost:
 
     # ------------------------------------------------------------------ internals
 
-    def _encode(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+    def encode(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        """``texts`` as the unit-length float32 rows this host stores and searches with (``query``:
+        encoded as questions, where the embedder offers ``encode_queries``)."""
         # Asymmetric embedders (nomic) prefix queries differently; use that when offered.
         encode = getattr(self.embedder, "encode_queries", None) if query else None
         vecs = np.asarray((encode or self.embedder.encode)(texts), dtype=np.float32)

@@ -592,7 +592,7 @@ class InsideOutHost:
         return self._path_vecs
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        return self.events._encode(texts)
+        return self.events.encode(texts)
 
     # ------------------------------------------------------------------ reading
 
