@@ -28,7 +28,8 @@ from .runner import Ask, Components, EvalError, Event, Response, Task, prepare_r
 from .stream import (add_common_args, arm_names, check_common_args, comparisons, finish, guard, load_components,
                      manifest, planned_rows, row_config)
 
-__all__ = ["JUDGE_PROMPT_VERSION", "adversarial_question", "main", "make_parser", "parse_categories", "sample_tasks"]
+__all__ = ["JUDGE_PROMPT_VERSION", "adversarial_question", "judge_messages", "main", "make_parser", "parse_categories",
+           "prompt_fingerprint", "sample_tasks"]
 
 JUDGE_PROMPT_VERSION = "locomo-judge/v1"
 NOT_MENTIONED = "Not mentioned in the conversation"
@@ -127,14 +128,24 @@ def make_evaluator(comps: Components) -> Callable[[Task, Ask, Response], dict[st
     return evaluate
 
 
+def judge_messages(question: str, gold: str, answer: str) -> list[dict[str, str]]:
+    """The LLM judge's prompt for one answer (version :data:`JUDGE_PROMPT_VERSION`)."""
+    user = f"Question: {question}\nGold answer: {gold}\nResponse (between the markers):\n<<<RESPONSE\n{answer}\nRESPONSE>>>\nGrade the response."
+    return [{"role": "system", "content": _JUDGE_SYSTEM}, {"role": "user", "content": user}]
+
+
+def prompt_fingerprint() -> str:
+    """All text of the LLM judge's prompt: version, system text and user-message template. Run
+    manifests hash it (``locomo_judge_prompt``)."""
+    return "\n".join([JUDGE_PROMPT_VERSION, *(m["content"] for m in judge_messages("{question}", "{gold}", "{answer}"))])
+
+
 def _judge(llm: Any, q: Any, question: str, answer: str) -> dict[str, Any]:
     from atma.protocols import LLMError
 
     gold = NOT_MENTIONED if q.category == 5 else q.answer
-    user = f"Question: {question}\nGold answer: {gold}\nResponse (between the markers):\n<<<RESPONSE\n{answer}\nRESPONSE>>>\nGrade the response."
     try:
-        c = llm.complete([{"role": "system", "content": _JUDGE_SYSTEM}, {"role": "user", "content": user}],
-                         max_tokens=24, temperature=0.0, json_schema=_JUDGE_SCHEMA, timeout=None)
+        c = llm.complete(judge_messages(question, gold, answer), max_tokens=24, temperature=0.0, json_schema=_JUDGE_SCHEMA, timeout=None)
         label = json.loads(c.text.strip()).get("label")
         if label not in ("correct", "incorrect"):
             raise ValueError(label)
@@ -208,7 +219,7 @@ def _main(args: argparse.Namespace, comps: Components | None) -> int:
     partial = bool(args.max_events is not None or (args.max_probes is not None and args.max_probes < total)
                    or any(r["done"] < r["selected"] for r in results.values()))
     man = manifest(args, comps, partial=partial, extra={"locomo_judge_prompt": hashlib.sha256(
-        (JUDGE_PROMPT_VERSION + _JUDGE_SYSTEM).encode()).hexdigest(),
+        prompt_fingerprint().encode()).hexdigest(),
         "comparisons": comparisons(results, seed=args.seed, score="f1")})
     finish(out, "locomo", source, results, man, report.render_locomo)
     return 0

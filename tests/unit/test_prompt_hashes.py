@@ -54,6 +54,15 @@ def test_controller_fingerprint_holds_its_system_prompt_and_instructions():
     assert prompt_hashes()["controller"] == hashlib.sha256(fp.encode("utf-8")).hexdigest()
 
 
+def test_locomo_judge_fingerprint_holds_its_system_prompt_and_user_template():
+    from eval import locomo
+
+    fp = locomo.prompt_fingerprint()
+    system, user = (m["content"] for m in locomo.judge_messages("@Q", "@G", "@A"))
+    assert fp.startswith(locomo.JUDGE_PROMPT_VERSION + "\n") and system in fp
+    assert user.replace("@Q", "{question}").replace("@G", "{gold}").replace("@A", "{answer}") in fp
+
+
 def test_qa_fingerprint_covers_both_versions_and_every_view_hint():
     fp = serializer.prompt_fingerprint()
     assert serializer.QA_PROMPT_VERSION in fp and serializer.RESOLVED_PROMPT_VERSION in fp
