@@ -675,7 +675,7 @@ class ATMAOverlay:
         t0 = _time.perf_counter()
         try:  # any failure of a user's LLM object leaves the pre-rank in place
             comp = model.complete(msgs, max_tokens=cc.max_tokens, temperature=cc.temperature,
-                                                json_schema=ctl.CONTROLLER_SCHEMA, timeout=cc.timeout_s)
+                                  json_schema=ctl.CONTROLLER_SCHEMA, timeout=cc.timeout_s)
         except Exception as e:  # noqa: BLE001
             return ctl.ControllerResult(cc.mode, _failure_status(e), False, error=_why(e),
                                         latency_s=_time.perf_counter() - t0)

@@ -297,3 +297,14 @@ def test_a_missing_default_model_is_one_clear_error_line_and_stores_nothing(monk
     assert "\n" not in msg and msg.startswith("no answer model:") and str(missing) in msg
     assert "does not exist" in msg and "llm=..." in msg
     assert ov.bank.traces("default", kind="query", limit=5) == []
+
+
+def test_controller_without_a_loadable_default_model_keeps_the_prerank(monkeypatch, tmp_path):
+    monkeypatch.setenv("ATMA_LLM", str(tmp_path / "no-such-model.gguf"))
+    emb = HashEmbedder()
+    ov = ATMAOverlay(InMemoryHost(embedder=emb), gate=CosineGate(emb),
+                     config=OverlayConfig(controller=ControllerConfig(mode="online")))
+    ov.add("I moved to Bristol.")
+    packet, part = ov.retrieve("Where do I live?")
+    assert [r.text for r in packet] == ["I moved to Bristol."]
+    assert part["controller"]["status"] == "error" and "no answer model" in part["controller"]["error"]
