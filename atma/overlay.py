@@ -19,7 +19,8 @@ import numpy as np
 from . import controller as ctl
 from .answercheck import check_answer
 from .bank import BankError, StateBank, check_namespace
-from .judge import MAX_RAW_CHARS, Verdict, admission, fallback_verdict, keep_strongest_changes, pair_prefilter, plan_commit
+from .judge import (MAX_RAW_CHARS, Verdict, admission, fallback_verdict, keep_strongest_changes, pair_prefilter, plan_commit,
+                    reported_earlier)
 from .packet import PREDECESSOR, Candidate, apply_selection, build_pool, prerank, shape_packet, top_k
 from .profiler import profile
 from .protocols import LLM, GateScore, Host, HostHit, LLMError, PairGate, error_line as _why, failure_status as _failure_status
@@ -118,6 +119,29 @@ def _time_key(r: Record) -> tuple[int, float, int]:
         return (1, 0.0, r.seq)
     t = r.time if r.time.tzinfo else r.time.replace(tzinfo=timezone.utc)
     return (0, t.timestamp(), r.seq)
+
+
+#: Key of a bank record's time annotation (:func:`atma.timeexpr.annotations_json`) in ``Record.meta``.
+TIME_META = "time"
+
+
+def annotate_time(text: str, when: datetime | None, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The record's meta with its time expressions resolved against its own timestamp
+    (``meta["time"]``: span, resolved date or range, granularity, and the event time); the
+    text is never altered. A caller's own ``meta["time"]`` is kept as given."""
+    out = dict(meta)
+    if when is not None and TIME_META not in out:
+        from .timeexpr import annotations_json
+
+        ann = annotations_json(text, when)
+        if ann.get("expressions"):
+            out[TIME_META] = ann
+    return out
+
+
+def host_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """What the host stores of a record's meta: the caller's, without the bank's time annotation."""
+    return {k: v for k, v in meta.items() if k != TIME_META}
 
 
 def _event_key(r: Record) -> tuple[int, float, int]:
@@ -332,7 +356,7 @@ class ATMAOverlay:
         ns = self.namespace
         token = self.bank.open_intent(ns)
         try:
-            host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=new.meta)
+            host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=host_meta(new.meta))
         except BaseException:
             self.bank.close_intent(ns, token)  # nothing (known) was written
             raise
@@ -372,7 +396,8 @@ class ATMAOverlay:
         scores = self._gate_scores(candidates, new_feat)
         t_gate = _time.perf_counter()
 
-        new = Record(id="", seq=0, namespace=ns, text=text, time=when, speaker=speaker, meta=dict(meta))
+        new = Record(id="", seq=0, namespace=ns, text=text, time=when, speaker=speaker,
+                     meta=annotate_time(text, when, meta))
         skip = admission(text) if cfg.admission else None
         escalated = [] if skip else sorted((p for p in zip(candidates, scores) if p[1].escalate), key=lambda p: -p[1].a)
         same_only = cfg.same_speaker_only
@@ -383,6 +408,8 @@ class ATMAOverlay:
         max_pairs = cfg.max_judge_pairs if cfg.max_judge_pairs is not None else getattr(self.judge, "max_pairs", 1)
         if cfg.admission:  # an old question or reaction holds no state to retire
             escalated = [p for p in escalated if admission(p[0][0].text) is None]
+        # a memory about a time before the old statement ("back in 2019 I lived in Leeds") retires nothing
+        escalated = [p for p in escalated if not reported_earlier(p[0][0], new)]
         decisions: list[tuple[Record, Verdict]] = []
         calls: list[JudgeCall] = []
         llm_s = 0.0
@@ -423,7 +450,8 @@ class ATMAOverlay:
                 if changed:
                     decisions = [(fresh[o.id], v) for o, v in decisions if o.id in fresh and fresh[o.id].is_live]
                 if pending is None:  # the host shares this transaction
-                    host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=new.meta)
+                    host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker,
+                                            meta=host_meta(new.meta))
                 else:
                     host_id = pending.host_id
                     self.bank.close_intent(ns, pending.token)
