@@ -57,6 +57,16 @@ def content_words(text: str) -> set[str]:
     return out
 
 
+def _surface(answer: str, folded: Sequence[str]) -> tuple[str, ...]:
+    """The answer's own spelling of folded content words ("Leeds", not "leed")."""
+    want, out = set(folded), []
+    for w in _WORD.findall(answer.lower()):
+        w = w.strip("'-")
+        if content_words(w) & want and w not in out:
+            out.append(w)
+    return tuple(out) or tuple(folded)
+
+
 @dataclass(frozen=True)
 class AnswerCheck:
     suspect: bool
@@ -84,13 +94,13 @@ def check_answer(answer: str, query: str, view: str, pairs: Sequence[tuple[Recor
         shared_old = w_old & w_new  # "matcha was my drink, but it's flat white now": matcha is in both
         earlier_named = said & (earlier | shared_old)
         if view == "current" and earlier_named and not (said & later):
-            words = tuple(sorted(earlier_named))
+            words = _surface(answer, sorted(earlier_named))
             return AnswerCheck(True, f"current question answered with the earlier state of {old.id}", words,
                                drop=(old.id,),
                                hint=f"Note: {', '.join(words)} is the earlier state, no longer true; "
                                     "answer with what is true now.")
         if view == "historical" and (said & later) and not (said & (earlier | shared_old)):
-            words = tuple(sorted(said & later))
+            words = _surface(answer, sorted(said & later))
             return AnswerCheck(True, f"historical question answered with the later state of {new.id}", words,
                                drop=(new.id,),
                                hint=f"Note: {', '.join(words)} is the later state; the question asks about the "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Sequence
 
@@ -24,6 +25,7 @@ __all__ = [
     "Verdict",
     "fallback_verdict",
     "keep_strongest_changes",
+    "reported_earlier",
     "lexical_anchor",
     "judge_messages",
     "load_reply",
@@ -498,6 +500,22 @@ def admission(text: str) -> str | None:
     if sentences and all(x.rstrip().endswith("?") for x in sentences):
         return "a question states no fact"
     return None
+
+
+def reported_earlier(old: Record, new: Record) -> bool:
+    """True when the new record tells of a time that ended before the old record was said
+    ("back in 2019 I lived in Leeds", said after "I live in York" in 2023): a memory about
+    the past, which never supersedes a current state. Reads the write-time annotation
+    ``new.meta["time"]`` (:func:`atma.timeexpr.annotations_json`)."""
+    ann = new.meta.get("time") if isinstance(new.meta, Mapping) else None
+    ev = ann.get("event") if isinstance(ann, Mapping) else None
+    if not isinstance(ev, Mapping) or old.time is None or ev.get("relation", "") not in ("", "until", "before"):
+        return False
+    try:
+        end = date.fromisoformat(str(ev["end"])[:10])
+    except (KeyError, ValueError):
+        return False
+    return end < old.time.date()
 
 
 def pair_prefilter(old: Record, new: Record) -> str | None:

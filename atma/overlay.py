@@ -19,7 +19,8 @@ import numpy as np
 from . import controller as ctl
 from .answercheck import check_answer
 from .bank import BankError, StateBank, check_namespace
-from .judge import MAX_RAW_CHARS, Verdict, admission, fallback_verdict, keep_strongest_changes, pair_prefilter, plan_commit
+from .judge import (MAX_RAW_CHARS, Verdict, admission, fallback_verdict, keep_strongest_changes, pair_prefilter, plan_commit,
+                    reported_earlier)
 from .packet import PREDECESSOR, Candidate, apply_selection, build_pool, prerank, shape_packet, top_k
 from .profiler import profile
 from .protocols import LLM, GateScore, Host, HostHit, LLMError, PairGate, error_line as _why, failure_status as _failure_status
@@ -64,7 +65,11 @@ class OverlayConfig:
     # "labelled": the paper's packet (pool order, five bracketed labels, qa-v3 prompt).
     # "control": the length-matched control of the attribution arms: as many rows as the
     # resolved packet, taken from the host's own top hits, same prompt, no state at all.
-    packet_mode: Literal["resolved", "labelled", "control"] = "resolved"
+    # "checked": the host's own packet and answer first; the overlay re-asks, from a resolved
+    # packet with a one-line hint, only when that answer names a value of the state the question
+    # does not ask for (the host's answer stands otherwise: never worse than the host unless the
+    # bank's state says the host's answer is stale).
+    packet_mode: Literal["resolved", "labelled", "control", "checked"] = "resolved"
     # "time": oldest first (membership still decided by rank), as the builtin host shows its
     # rows, so a packet without state differs from the host's in nothing but its prompt.
     # "retrieval": rank order, as the paper's serializer does.
@@ -87,7 +92,7 @@ class OverlayConfig:
     controller: ctl.ControllerConfig = field(default_factory=ctl.ControllerConfig)
 
     def __post_init__(self) -> None:
-        for name, allowed in (("packet_mode", ("resolved", "labelled", "control")), ("packet_order", ("retrieval", "time")),
+        for name, allowed in (("packet_mode", ("resolved", "labelled", "control", "checked")), ("packet_order", ("retrieval", "time")),
                               ("prerank", ("interleave", "bucket"))):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"OverlayConfig.{name} must be one of {', '.join(allowed)}; "
@@ -118,6 +123,29 @@ def _time_key(r: Record) -> tuple[int, float, int]:
         return (1, 0.0, r.seq)
     t = r.time if r.time.tzinfo else r.time.replace(tzinfo=timezone.utc)
     return (0, t.timestamp(), r.seq)
+
+
+#: Key of a bank record's time annotation (:func:`atma.timeexpr.annotations_json`) in ``Record.meta``.
+TIME_META = "time"
+
+
+def annotate_time(text: str, when: datetime | None, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The record's meta with its time expressions resolved against its own timestamp
+    (``meta["time"]``: span, resolved date or range, granularity, and the event time); the
+    text is never altered. A caller's own ``meta["time"]`` is kept as given."""
+    out = dict(meta)
+    if when is not None and TIME_META not in out:
+        from .timeexpr import annotations_json
+
+        ann = annotations_json(text, when)
+        if ann.get("expressions"):
+            out[TIME_META] = ann
+    return out
+
+
+def host_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """What the host stores of a record's meta: the caller's, without the bank's time annotation."""
+    return {k: v for k, v in meta.items() if k != TIME_META}
 
 
 def _event_key(r: Record) -> tuple[int, float, int]:
@@ -161,6 +189,10 @@ def parse_time(value: datetime | str | None) -> datetime | None:
 
 #: Plans per write: when another writer changes the state a plan relied on, the write is planned again.
 MAX_PLAN_ATTEMPTS = 3
+
+
+class _NoHostAnswer(Exception):
+    """The host has no answerer of its own: the overlay's prompt answers over the host's rows."""
 
 
 class _Conflict(Exception):
@@ -306,6 +338,9 @@ class ATMAOverlay:
     def llm(self) -> LLM:
         """The answer model: the one given, else the packaged default, loaded now (once). A model
         that cannot be loaded raises one :class:`LLMError` line saying what to pass instead."""
+        return self._answer_model()
+
+    def _answer_model(self) -> LLM:
         if self._llm is None:
             from .factory import default_llm
 
@@ -364,7 +399,7 @@ class ATMAOverlay:
         ns = self.namespace
         token = self.bank.open_intent(ns)
         try:
-            host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=new.meta)
+            host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=host_meta(new.meta))
         except BaseException:
             self.bank.close_intent(ns, token)  # nothing (known) was written
             raise
@@ -404,7 +439,8 @@ class ATMAOverlay:
         scores = self._gate_scores(candidates, new_feat)
         t_gate = _time.perf_counter()
 
-        new = Record(id="", seq=0, namespace=ns, text=text, time=when, speaker=speaker, meta=dict(meta))
+        new = Record(id="", seq=0, namespace=ns, text=text, time=when, speaker=speaker,
+                     meta=annotate_time(text, when, meta))
         skip = admission(text) if cfg.admission else None
         escalated = [] if skip else sorted((p for p in zip(candidates, scores) if p[1].escalate), key=lambda p: -p[1].a)
         same_only = cfg.same_speaker_only
@@ -415,6 +451,8 @@ class ATMAOverlay:
         max_pairs = cfg.max_judge_pairs if cfg.max_judge_pairs is not None else getattr(self.judge, "max_pairs", 1)
         if cfg.admission:  # an old question or reaction holds no state to retire
             escalated = [p for p in escalated if admission(p[0][0].text) is None]
+        # a memory about a time before the old statement ("back in 2019 I lived in Leeds") retires nothing
+        escalated = [p for p in escalated if not reported_earlier(p[0][0], new)]
         decisions: list[tuple[Record, Verdict]] = []
         calls: list[JudgeCall] = []
         llm_s = 0.0
@@ -455,7 +493,8 @@ class ATMAOverlay:
                 if changed:
                     decisions = [(fresh[o.id], v) for o, v in decisions if o.id in fresh and fresh[o.id].is_live]
                 if pending is None:  # the host shares this transaction
-                    host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker, meta=new.meta)
+                    host_id = self.host.add(new.text, namespace=ns, time=new.time, speaker=new.speaker,
+                                            meta=host_meta(new.meta))
                 else:
                     host_id = pending.host_id
                     self.bank.close_intent(ns, pending.token)
@@ -602,7 +641,7 @@ class ATMAOverlay:
         by_id = {c.id: c for c in pool}
         sources: dict[str, str] = {}
         noted: list[str] = []
-        if cfg.packet_mode in ("resolved", "control"):
+        if cfg.packet_mode in ("resolved", "control", "checked"):
             # Host seeds in host order (one row per record); hops, controller picks first, fill the rest.
             seed_recs = list({r.id: r for r, _ in seeds}.values())
             hop_order = (list(dict.fromkeys([*result.selected, *pi0])) if result.applied else pi0)
@@ -628,7 +667,7 @@ class ATMAOverlay:
             "packet": tuple(final),
             "sources": sources,
             "relevant": tuple(dict.fromkeys(r.id for r, _ in seeds)),
-            "noted": tuple(noted) if cfg.packet_mode == "resolved" else None,
+            "noted": tuple(noted) if cfg.packet_mode in ("resolved", "checked") else None,
             "timings": {"retrieve_s": t_pool - t0, "controller_s": t_end - t_pool,
                         "controller_llm_s": result.latency_s},
             "view": prof.view,
@@ -685,14 +724,21 @@ class ATMAOverlay:
 
     def answer(self, query: str, *, k: int | None = None) -> Answer:
         """Answer from a state-aligned packet; the trace is stored in the bank."""
-        llm = self.llm  # the default model loads here, before anything is read or stored
+        self._answer_model()  # the default model loads here, before anything is read or stored
         cfg = self.config
         t0 = _time.perf_counter()
+        first: dict[str, Any] | None = None
+        if cfg.packet_mode == "checked":
+            first = self._host_first(query, k)
+            if not first["check"].suspect:
+                return self._finish(query, first["part"], first["shown"], first["rows"], first["msgs"], first["answer"],
+                                    first["llm_s"], t0, first["t1"], {**first["check"].to_json(), "first_pass": "host",
+                                                                       "first_answer": first["answer"], "reasked": False}, k)
         packet, part = self.retrieve(query, k=k)
         view = part["view"]
         budget = self._prompt_budget()
         check: dict[str, Any] = {}
-        if cfg.packet_mode in ("resolved", "control"):
+        if cfg.packet_mode in ("resolved", "control", "checked"):
             related, pairs = self._chain_pairs(packet, part["relevant"])
             temporal = bool(part["profile"].get("guards", {}).get("temporal"))
             noted = None if part["noted"] is None else set(part["noted"])
@@ -709,6 +755,14 @@ class ATMAOverlay:
         shown = fit_packet(packet, lambda recs: build(recs), budget)
         msgs = build(shown)
         t1 = _time.perf_counter()
+        if first is not None:  # the host's answer named a stale value: ask the resolved packet, with the hint
+            chk = first["check"]
+            keep = [r for r in shown if r.id not in set(chk.drop)] or shown
+            text, llm_s, msgs, shown = self._ask(build(keep, chk.hint), keep, lambda recs: build(recs, chk.hint))
+            llm_s += first["llm_s"]
+            check = {**chk.to_json(), "first_pass": "host", "first_answer": first["answer"], "reasked": True,
+                     "final_answer": text}
+            return self._finish(query, part, shown, rows_for(shown), msgs, text, llm_s, t0, t1, check, k)
         text, llm_s, msgs, shown = self._ask(msgs, shown, build)
         if cfg.packet_mode == "resolved" and cfg.answer_check:
             chk = check_answer(text, query, view, pairs)
@@ -720,20 +774,74 @@ class ATMAOverlay:
                 llm_s += llm2_s
                 text, msgs, shown = text2, msgs2, keep
                 check.update({"reasked": True, "final_answer": text})
+        return self._finish(query, part, shown, rows_for(shown), msgs, text, llm_s, t0, t1, check, k)
+
+    def _finish(self, query: str, part: Mapping[str, Any], shown: Sequence[Record], rows: Sequence[Any],
+                msgs: Sequence[Any], text: str, llm_s: float, t0: float, t1: float, check: Mapping[str, Any],
+                k: int | None = None) -> Answer:
+        """The query trace (stored in the bank) and the answer."""
+        cfg = self.config
         t2 = _time.perf_counter()
-        rows = rows_for(shown)
         timings = dict(part["timings"])
         timings.update({"qa_llm_s": llm_s or (t2 - t1), "total_s": t2 - t0})
         timings["non_llm_s"] = timings["total_s"] - timings["qa_llm_s"] - timings.get("controller_llm_s", 0.0)
         trace = QueryTrace(query=query, namespace=self.namespace, profile=part["profile"], pool=part["pool"],
                            prerank=part["prerank"], controller=part["controller"], packet=tuple(r.id for r in shown),
                            labelled=tuple(r.to_json() for r in rows), prompt=tuple(dict(m) for m in msgs),
-                           answer=text, timings=timings, check=check, sources=dict(part["sources"]),
-                           config={"k": k or cfg.k, "gate": self._gate_name(), "llm": getattr(llm, "name", ""),
+                           answer=text, timings=timings, check=dict(check), sources=dict(part["sources"]),
+                           config={"k": k or cfg.k, "gate": self._gate_name(), "llm": getattr(self.llm, "name", ""),
                                    "packet_mode": cfg.packet_mode})
         self.bank.save_trace(self.namespace, "query", trace.to_json(), [row["id"] for row in part["pool"]],
                              keep=cfg.trace_keep)
         return Answer(text, trace, tuple(shown))
+
+    def _host_first(self, query: str, k: int | None) -> dict[str, Any]:
+        """The host's own top-k rows and answer (its own prompt; ours over its rows when it has
+        no answerer), checked against the bank's chains among the host's relevant hits."""
+        cfg, ns = self.config, self.namespace
+        k = cfg.k if k is None else k
+        t0 = _time.perf_counter()
+        prof = profile(query)
+        hits = self.host.search(query, namespace=ns, k=max(cfg.seed_k, k))
+        seeds: list[Record] = []
+        top: list[Record] = []
+        for i, (h, recs) in enumerate(self._map_hits(hits)):
+            if not recs:
+                recs = [Record(id=f"host:{h.host_id}", namespace=ns, text=h.text, time=h.time, speaker=h.speaker,
+                               status=Status.UNKNOWN, host_id=h.host_id)]
+            seeds.extend(recs)
+            if i < k:
+                top.extend(r for r in recs if r not in top)
+        t_ret = _time.perf_counter()
+        answerer = getattr(self.host, "answer", None)
+        plain = [replace(r, status=Status.UNKNOWN, links=()) for r in top]
+        temporal = bool(prof.to_json().get("guards", {}).get("temporal"))
+        build = lambda recs, hint="": resolved_messages(  # noqa: E731
+            query, prof.view, state_rows(self._shown_order(recs, temporal), {}, with_time=cfg.with_time), hint=hint,
+            temporal=temporal)
+        msgs: list[Any] = []
+        try:
+            if answerer is None or not getattr(self.host, "answerer", True):
+                raise _NoHostAnswer()
+            t_llm = _time.perf_counter()
+            text = str(answerer(query, hits[:k], namespace=ns) or "").strip()[:MAX_RAW_CHARS]
+            llm_s = _time.perf_counter() - t_llm
+            shown = plain
+        except _NoHostAnswer:
+            shown = fit_packet(plain, lambda recs: build(recs), self._prompt_budget())
+            text, llm_s, msgs, shown = self._ask(build(shown), shown, build)
+        t1 = _time.perf_counter()
+        relevant = {r.id for r in seeds}
+        real = [r for r in top if not r.id.startswith("host:")]
+        _related, pairs = self._chain_pairs(real, list(relevant))
+        chk = check_answer(text, query, prof.view, pairs)
+        part = {"profile": prof.to_json(), "pool": tuple({"id": r.id, "bucket": "seed"} for r in seeds),
+                "prerank": tuple(r.id for r in seeds), "controller": {"status": "off", "applied": False},
+                "packet": tuple(r.id for r in shown), "sources": {r.id: f"host#{i}" for i, r in enumerate(shown, 1)},
+                "timings": {"retrieve_s": t_ret - t0, "controller_s": 0.0, "controller_llm_s": 0.0}}
+        rows = state_rows(self._shown_order(shown, temporal), {}, with_time=cfg.with_time)
+        return {"answer": text, "check": chk, "part": part, "shown": shown, "rows": rows, "msgs": msgs,
+                "llm_s": llm_s, "t1": t1}
 
     def _shown_order(self, recs: Sequence[Record], by_event: bool = False) -> list[Record]:
         """Rows in the order the reader sees them; for "when" questions, by when the event

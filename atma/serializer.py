@@ -6,11 +6,12 @@ Priority: transition > transition-linked > historical > current > retrieved.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Literal, Mapping, Sequence
 
 from .protocols import Message
 from .records import LinkType, Record, Status
-from .timeexpr import human_date, render_annotated, render_resolved
+from .timeexpr import human_date, human_range, render_annotated, render_resolved
 
 __all__ = ["LABELS", "Label", "LabelledRow", "label_for", "qa_messages", "serialize", "QA_PROMPT_VERSION",
            "RESOLVED_PROMPT_VERSION", "StateRow", "human_date", "prompt_fingerprint", "render_state_row",
@@ -114,6 +115,25 @@ class StateRow:
                 "note": self.note}
 
 
+def change_date(r: Record) -> str:
+    """When the state a record reports began, in words for a state note: " on 8 May 2023" (the
+    day it was said), or the resolved event time of its text where that is earlier ("I moved
+    to Leeds last month", said on 3 June 2023: " in May 2023"); "" when undated."""
+    if r.time is None:
+        return ""
+    ann = r.meta.get("time") if isinstance(r.meta, Mapping) else None
+    ev = ann.get("event") if isinstance(ann, Mapping) else None
+    if isinstance(ev, Mapping) and ev.get("relation", "") in ("", "since", "from"):
+        try:
+            start, end = date.fromisoformat(str(ev["start"])[:10]), date.fromisoformat(str(ev["end"])[:10])
+        except (KeyError, ValueError):
+            start = end = None
+        if start is not None and end is not None and end < r.time.date():
+            words = human_range(start, end, str(ev.get("granularity", "day")))
+            return f" on {words}" if start == end else f" in {words}"
+    return f" on {human_date(r.time)}"
+
+
 def state_rows(records: Sequence[Record], related: Mapping[str, Record], *, with_time: bool = True,
                max_chars: int = 600, render_text: Any = None, noted: Any = None) -> list[StateRow]:
     """The packet with a plain-language state note per row, each state said once.
@@ -135,7 +155,7 @@ def state_rows(records: Sequence[Record], related: Mapping[str, Record], *, with
             note, state = "", "plain"
         elif not r.is_live and succ:
             later = succ[0]
-            when = f" on {human_date(later.time)}" if later.time else ""
+            when = change_date(later)
             ref = f" by [{pos[later.id]}]" if later.id in pos else ""
             note, state = f"no longer true: replaced{when}{ref}", "past"
         elif r.status is Status.TRANSITION:

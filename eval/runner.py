@@ -52,7 +52,9 @@ OVERLAY_ROW = "host+overlay"
 #: name -> (row dir, OverlayConfig.packet_mode).
 ARMS = {"labelled": ("host+overlay, paper labels", "overlay-labelled", "labelled"),
         "control": ("length-matched control", "control", "control"),
-        "oracle": ("oracle state", "oracle", "resolved")}
+        "oracle": ("oracle state", "oracle", "resolved"),
+        "resolved": ("host+overlay, resolved packet", "overlay-resolved", "resolved"),
+        "checked": ("host+overlay, host answer checked", "overlay-checked", "checked")}
 ROW_DIRS = {HOST_ROW: "host", OVERLAY_ROW: "overlay", **{name: d for name, d, _ in ARMS.values()}}
 _BATCH = 64  # events per add_many call in host-alone replays
 

@@ -70,16 +70,18 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--packet-order", choices=("retrieval", "time"), default="time",
                    help="overlay packet rows oldest first (as the builtin host shows them) or in rank order (the "
                         "paper's) (default: %(default)s)")
-    p.add_argument("--packet-mode", choices=("resolved", "labelled"), default="resolved",
-                   help="overlay packet: view-shaped rows with plain state notes, or the paper's five labels "
-                        "(default: %(default)s)")
+    p.add_argument("--packet-mode", choices=("resolved", "labelled", "checked"), default="resolved",
+                   help="overlay packet: view-shaped rows with plain state notes (resolved), the paper's five labels "
+                        "(labelled), or the host's own answer re-asked from a resolved packet only when it names a "
+                        "stale value (checked) (default: %(default)s)")
     p.add_argument("--resolve-top", type=int, default=2,
                    help="resolved packets: resolve the chains of the host's first N hits only (default: %(default)s; "
                         "0: none)")
     p.add_argument("--arms", default="",
                    help="attribution arms answered from the overlay row's replay, comma-separated: labelled (the "
                         "paper's labelled packet), control (length-matched host rows, no state), oracle (the "
-                        "overlay with gold states from the probes' cues: a diagnostic upper bound)")
+                        "overlay with gold states from the probes' cues: a diagnostic upper bound), resolved / "
+                        "checked (the overlay with that packet mode)")
     p.add_argument("--no-audit-judge", action="store_true", help="overlay writes use the rule (same as --judge rule)")
     p.add_argument("--judge", default="rule",
                    help="audit Judge for overlay writes: rule (the deterministic anchored rule), verdict (the "

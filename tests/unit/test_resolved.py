@@ -166,3 +166,18 @@ def test_resolve_top_leaves_lower_hits_as_the_host_ranked_them():
     rows = shape_packet([old, other, stale2, live2], "current", f, 5, relevant=rel)
     assert [r.record.id for r in rows] == ["r2", "r3", "r6"]
     assert state_rows([stale2, live2], {}, noted={"r1"})[0].note == ""
+
+
+def test_checked_mode_keeps_the_host_answer_unless_it_names_a_stale_value():
+    # the first pass is the host's own rows (no state) and answer; only a stale value is re-asked
+    ov, llm = make(lambda m: "Leeds" if "earlier state" in m[1]["content"] or "later state" in m[1]["content"]
+                   else ("Bristol" if "live now" in m[1]["content"] else "Leeds"), packet_mode="checked")
+    a = ov.answer("Where do I live now?")  # host pass answers Bristol: consistent, kept, one call
+    assert a.answer == "Bristol" and not a.trace.check["reasked"] and a.trace.check["first_pass"] == "host"
+    n = len(llm.calls)
+    b = ov.answer("Where did I live before?")  # host pass answers Leeds: the earlier state, kept
+    assert b.answer == "Leeds" and not b.trace.check["reasked"] and len(llm.calls) == n + 1
+    ov2, llm2 = make(lambda m: "Bristol" if "earlier state" in m[1]["content"] else "Leeds", packet_mode="checked")
+    c = ov2.answer("Where do I live now?")  # host pass says Leeds (stale): re-asked with the hint
+    assert c.trace.check["reasked"] and c.trace.check["first_answer"] == "Leeds" and c.answer == "Bristol"
+    assert "leeds" in c.trace.check["stale_words"] and "r1" not in c.trace.packet

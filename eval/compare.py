@@ -1,0 +1,95 @@
+"""Pool finished eval runs (e.g. one folder per LTP profile) and compare their rows on the same
+probes: QA accuracy and drift per row, per view, and the paired difference of each row against
+the host alone with its 95% bootstrap interval.
+
+    python -m eval.compare runs/dev-p0 runs/dev-p1 ... [--base host] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Sequence
+
+from .metrics import paired_bootstrap
+
+__all__ = ["main", "pool"]
+
+
+def _rows(run: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for f in sorted(run.glob("*/probes.jsonl")):
+        got = {}
+        for line in f.read_text().splitlines():
+            if line.strip():
+                p = json.loads(line)
+                got[p["key"]] = p
+        out[f.parent.name] = got
+    return out
+
+
+def pool(runs: Sequence[Path]) -> dict[str, dict[str, dict[str, Any]]]:
+    """row name -> probe key -> probe, over all runs (a key seen twice keeps the later run's)."""
+    rows: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for run in runs:
+        if not run.is_dir():
+            raise FileNotFoundError(f"no run folder {run}")
+        for name, probes in _rows(run).items():
+            rows[name].update(probes)
+    return dict(rows)
+
+
+def summarise(rows: dict[str, dict[str, dict[str, Any]]], base: str) -> dict[str, Any]:
+    names = sorted(rows, key=lambda n: (n != base, n))
+    common = set.intersection(*(set(v) for v in rows.values())) if rows else set()
+    keys = sorted(common)
+    res: dict[str, Any] = {"probes": len(keys), "rows": {}, "comparisons": {}}
+    for n in names:
+        ps = [rows[n][k] for k in keys]
+        by_view: dict[str, list[float]] = defaultdict(list)
+        for p in ps:
+            by_view[p.get("view", "?")].append(float(p["verdict"] == "correct"))
+        res["rows"][n] = {"qa": sum(p["verdict"] == "correct" for p in ps) / len(ps) if ps else None,
+                          "drift": sum(p["verdict"] == "drift" for p in ps) / len(ps) if ps else None,
+                          "by_view": {v: sum(x) / len(x) for v, x in sorted(by_view.items())}}
+    if base in rows:
+        b = [float(rows[base][k]["verdict"] == "correct") for k in keys]
+        for n in names:
+            if n != base:
+                a = [float(rows[n][k]["verdict"] == "correct") for k in keys]
+                res["comparisons"][f"{n} - {base}"] = paired_bootstrap(a, b)
+    return res
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.compare", description=__doc__.split("\n")[0])
+    ap.add_argument("runs", nargs="+", help="run folders (atma eval ... --out)")
+    ap.add_argument("--base", default="host", help="row the others are compared with (default: host)")
+    ap.add_argument("--json", default=None, help="also write the summary here")
+    args = ap.parse_args(argv)
+    try:
+        rows = pool([Path(r) for r in args.runs])
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if not rows:
+        print("error: no probes.jsonl under the given runs", file=sys.stderr)
+        return 2
+    s = summarise(rows, args.base)
+    print(f"{s['probes']} probes answered by every row")
+    print(f"{'row':<12} {'QA':>6} {'drift':>6}  by view")
+    for n, r in s["rows"].items():
+        views = ", ".join(f"{v} {x:.3f}" for v, x in r["by_view"].items())
+        print(f"{n:<12} {r['qa']:>6.3f} {r['drift']:>6.3f}  {views}")
+    for n, c in s["comparisons"].items():
+        print(f"{n}: {c['diff']:+.3f} [{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}] (n={c['n']})")
+    if args.json:
+        Path(args.json).write_text(json.dumps(s, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
