@@ -39,9 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     def model_opts(p: argparse.ArgumentParser) -> None:
-        from atma.llm.spec import DEFAULT_LLM
+        from atma.factory import llm_spec
 
-        p.add_argument("--llm", default=os.environ.get("ATMA_LLM", DEFAULT_LLM), help="LLM spec (default: %(default)s)")
+        p.add_argument("--llm", default=llm_spec(), help="LLM spec (default: %(default)s, from $ATMA_LLM when set)")
         p.add_argument("--embedder", default="minilm", help="embedder: minilm, an HF id or a local path")
         p.add_argument("--gate", default="sentry",
                    help="pair gate: sentry (the shipped checkpoint), cosine, or a Sentry checkpoint folder")

@@ -75,10 +75,10 @@ def _cut(s: str, n: int = 38) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from atma.llm import DEFAULT_LLM
+    from atma.factory import llm_spec
 
     ap = argparse.ArgumentParser(prog="atma demo", description=__doc__.splitlines()[0])
-    ap.add_argument("--llm", default=DEFAULT_LLM, help="LLM spec (default: %(default)s)")
+    ap.add_argument("--llm", default=llm_spec(), help="LLM spec (default: %(default)s, from $ATMA_LLM when set)")
     ap.add_argument("--db", type=Path, default=None, help="SQLite file (default: a fresh temporary file)")
     ap.add_argument("--no-trace", action="store_true", help="do not print the trace")
     args = ap.parse_args(argv)
