@@ -25,6 +25,8 @@ __all__ = [
     "Verdict",
     "fallback_verdict",
     "keep_strongest_changes",
+    "attribute_families",
+    "ATTRIBUTE_FAMILIES",
     "reported_earlier",
     "lexical_anchor",
     "judge_messages",
@@ -404,6 +406,29 @@ def _proper(text: str, drop: set[str]) -> set[str]:
     return out
 
 
+#: Attributes people update about themselves, each with words that name it. Two statements
+#: touching one family (and close in topic) are about one attribute even when they share no word
+#: ("I rent a flat in Leeds" / "I moved to Bristol").
+ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
+    "home": "live living lived rent renting rented flat apartment house home moved move moving relocated relocate "
+            "neighbourhood neighborhood landlord lease mortgage condo studio dorm",
+    "work": "work working worked job jobs employer company hired fired quit promoted promotion office boss career "
+            "position role shift shifts employed unemployed retired retire colleague colleagues salary",
+    "pet": "dog dogs cat cats pet pets puppy kitten rabbit hamster parrot goldfish tortoise fostering foster",
+    "partner": "girlfriend boyfriend partner wife husband married dating engaged divorced fiance fiancee spouse",
+    "diet": "vegetarian vegan meat eat eating diet allergic allergy gluten dairy pescatarian",
+    "study": "studying study studies class classes course degree university college school major learning",
+    "vehicle": "car cars drive driving bike bicycle motorbike scooter commute commuting",
+    "phone": "phone phones iphone android laptop computer",
+}.items()}
+
+
+def attribute_families(text: str) -> set[str]:
+    """The attribute families whose words ``text`` uses."""
+    words = {w.split("'")[0] for w in _WORD.findall(text.lower())}
+    return {name for name, vocab in ATTRIBUTE_FAMILIES.items() if words & vocab}
+
+
 def lexical_anchor(old_text: str, new_text: str, names: Sequence[str] = ()) -> tuple[int, float, bool, bool]:
     """(content words shared by the two statements, their share of the shorter statement's
     content words, both state a number, they share a name): how directly the new statement talks about
@@ -434,6 +459,8 @@ FALLBACK_CLOSE_TOPIC = 0.8
 FALLBACK_SHARED_TOPIC = 0.45
 #: Lowest topic agreement at which a pair that shares a name (a place, a pet, a language) counts.
 FALLBACK_ANCHORED_TOPIC = 0.3
+#: Lowest topic agreement at which two statements about one attribute family (home, work, pet, ...) count.
+FALLBACK_FAMILY_TOPIC = 0.4
 #: Share of the shorter statement's content words the two must have in common to be about one thing.
 FALLBACK_COVER = 0.2
 
@@ -461,8 +488,9 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         return none
     shared, cover, numbers, named = lexical_anchor(old.text, new.text, (old.speaker, new.speaker))
     if strong:  # the new text names what the old one said, or both give a number on one topic
+        family = a >= FALLBACK_FAMILY_TOPIC and bool(attribute_families(old.text) & attribute_families(said))
         anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
-                    or (numbers and a >= FALLBACK_SAME_TOPIC) or a >= FALLBACK_CLOSE_TOPIC)
+                    or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC)
     else:  # "now", "lately": only a direct restatement of the old statement with a new value
         anchored = a >= FALLBACK_SAME_TOPIC and ((numbers and (shared >= 1 or a >= 0.75)) or named
                                                  or (shared >= 2 and cover >= 2 * FALLBACK_COVER))

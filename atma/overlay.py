@@ -69,7 +69,7 @@ class OverlayConfig:
     # packet with a one-line hint, only when that answer names a value of the state the question
     # does not ask for (the host's answer stands otherwise: never worse than the host unless the
     # bank's state says the host's answer is stale).
-    packet_mode: Literal["resolved", "labelled", "control", "checked"] = "resolved"
+    packet_mode: Literal["resolved", "labelled", "control", "checked"] = "checked"
     # "time": oldest first (membership still decided by rank), as the builtin host shows its
     # rows, so a packet without state differs from the host's in nothing but its prompt.
     # "retrieval": rank order, as the paper's serializer does.
@@ -728,14 +728,16 @@ class ATMAOverlay:
         cfg = self.config
         t0 = _time.perf_counter()
         first: dict[str, Any] | None = None
-        if cfg.packet_mode == "checked":
-            first = self._host_first(query, k)
-            if not first["check"].suspect:
-                return self._finish(query, first["part"], first["shown"], first["rows"], first["msgs"], first["answer"],
-                                    first["llm_s"], t0, first["t1"], {**first["check"].to_json(), "first_pass": "host",
-                                                                       "first_answer": first["answer"], "reasked": False}, k)
         packet, part = self.retrieve(query, k=k)
         view = part["view"]
+        if cfg.packet_mode == "checked":
+            first = self._host_first(query, k, part)
+            if not first["check"].suspect:
+                host_part = {**part, "packet": tuple(r.id for r in first["shown"]),
+                             "sources": {r.id: f"host#{i}" for i, r in enumerate(first["shown"], 1)}}
+                return self._finish(query, host_part, first["shown"], first["rows"], first["msgs"], first["answer"],
+                                    first["llm_s"], t0, first["t1"], {**first["check"].to_json(), "first_pass": "host",
+                                                                       "first_answer": first["answer"], "reasked": False}, k)
         budget = self._prompt_budget()
         check: dict[str, Any] = {}
         if cfg.packet_mode in ("resolved", "control", "checked"):
@@ -795,53 +797,40 @@ class ATMAOverlay:
                              keep=cfg.trace_keep)
         return Answer(text, trace, tuple(shown))
 
-    def _host_first(self, query: str, k: int | None) -> dict[str, Any]:
+    def _host_first(self, query: str, k: int | None, part: Mapping[str, Any]) -> dict[str, Any]:
         """The host's own top-k rows and answer (its own prompt; ours over its rows when it has
-        no answerer), checked against the bank's chains among the host's relevant hits."""
+        no answerer), checked against the bank's chains among the host's relevant hits
+        (``part["relevant"]``, the retrieval's seeds)."""
         cfg, ns = self.config, self.namespace
         k = cfg.k if k is None else k
-        t0 = _time.perf_counter()
-        prof = profile(query)
-        hits = self.host.search(query, namespace=ns, k=max(cfg.seed_k, k))
-        seeds: list[Record] = []
+        view = part["view"]
+        hits = self.host.search(query, namespace=ns, k=k)
         top: list[Record] = []
-        for i, (h, recs) in enumerate(self._map_hits(hits)):
+        for h, recs in self._map_hits(hits):
             if not recs:
                 recs = [Record(id=f"host:{h.host_id}", namespace=ns, text=h.text, time=h.time, speaker=h.speaker,
                                status=Status.UNKNOWN, host_id=h.host_id)]
-            seeds.extend(recs)
-            if i < k:
-                top.extend(r for r in recs if r not in top)
-        t_ret = _time.perf_counter()
-        answerer = getattr(self.host, "answer", None)
+            top.extend(r for r in recs if r not in top)
         plain = [replace(r, status=Status.UNKNOWN, links=()) for r in top]
-        temporal = bool(prof.to_json().get("guards", {}).get("temporal"))
+        temporal = bool(part["profile"].get("guards", {}).get("temporal"))
         build = lambda recs, hint="": resolved_messages(  # noqa: E731
-            query, prof.view, state_rows(self._shown_order(recs, temporal), {}, with_time=cfg.with_time), hint=hint,
+            query, view, state_rows(self._shown_order(recs, temporal), {}, with_time=cfg.with_time), hint=hint,
             temporal=temporal)
         msgs: list[Any] = []
-        try:
-            if answerer is None or not getattr(self.host, "answerer", True):
-                raise _NoHostAnswer()
+        answerer = getattr(self.host, "answer", None)
+        if answerer is not None and getattr(self.host, "answerer", True) is not None:
             t_llm = _time.perf_counter()
-            text = str(answerer(query, hits[:k], namespace=ns) or "").strip()[:MAX_RAW_CHARS]
+            text = str(answerer(query, hits, namespace=ns) or "").strip()[:MAX_RAW_CHARS]
             llm_s = _time.perf_counter() - t_llm
             shown = plain
-        except _NoHostAnswer:
+        else:  # a host without an answerer of its own: our prompt over its rows, without state
             shown = fit_packet(plain, lambda recs: build(recs), self._prompt_budget())
             text, llm_s, msgs, shown = self._ask(build(shown), shown, build)
         t1 = _time.perf_counter()
-        relevant = {r.id for r in seeds}
-        real = [r for r in top if not r.id.startswith("host:")]
-        _related, pairs = self._chain_pairs(real, list(relevant))
-        chk = check_answer(text, query, prof.view, pairs)
-        part = {"profile": prof.to_json(), "pool": tuple({"id": r.id, "bucket": "seed"} for r in seeds),
-                "prerank": tuple(r.id for r in seeds), "controller": {"status": "off", "applied": False},
-                "packet": tuple(r.id for r in shown), "sources": {r.id: f"host#{i}" for i, r in enumerate(shown, 1)},
-                "timings": {"retrieve_s": t_ret - t0, "controller_s": 0.0, "controller_llm_s": 0.0}}
+        _related, pairs = self._chain_pairs([r for r in top if not r.id.startswith("host:")], part["relevant"])
+        chk = check_answer(text, query, view, pairs)
         rows = state_rows(self._shown_order(shown, temporal), {}, with_time=cfg.with_time)
-        return {"answer": text, "check": chk, "part": part, "shown": shown, "rows": rows, "msgs": msgs,
-                "llm_s": llm_s, "t1": t1}
+        return {"answer": text, "check": chk, "shown": shown, "rows": rows, "msgs": msgs, "llm_s": llm_s, "t1": t1}
 
     def _shown_order(self, recs: Sequence[Record], by_event: bool = False) -> list[Record]:
         """Rows in the order the reader sees them; for "when" questions, by when the event

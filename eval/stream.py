@@ -70,7 +70,7 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--packet-order", choices=("retrieval", "time"), default="time",
                    help="overlay packet rows oldest first (as the builtin host shows them) or in rank order (the "
                         "paper's) (default: %(default)s)")
-    p.add_argument("--packet-mode", choices=("resolved", "labelled", "checked"), default="resolved",
+    p.add_argument("--packet-mode", choices=("resolved", "labelled", "checked"), default="checked",
                    help="overlay packet: view-shaped rows with plain state notes (resolved), the paper's five labels "
                         "(labelled), or the host's own answer re-asked from a resolved packet only when it names a "
                         "stale value (checked) (default: %(default)s)")
@@ -135,7 +135,7 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
     if row.overlay:
         cfg.update({"gate": args.gate, "controller": args.controller, "audit_judge": not args.no_audit_judge})
         cfg["packet_order"] = args.packet_order
-        cfg["packet_mode"] = row.packet_mode or getattr(args, "packet_mode", "resolved")
+        cfg["packet_mode"] = row.packet_mode or getattr(args, "packet_mode", "checked")
         cfg["resolve_top"] = getattr(args, "resolve_top", 2)
         if getattr(args, "judge", "rule") != "llm":  # absent for the LLM Judge, so older run dirs still resume
             cfg["judge"] = args.judge
@@ -170,7 +170,7 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
     if any(r.overlay for r in rows):
         gate = factory.default_gate(embedder, spec=args.gate)
     cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller),
-                        packet_order=args.packet_order, packet_mode=getattr(args, "packet_mode", "resolved"),
+                        packet_order=args.packet_order, packet_mode=getattr(args, "packet_mode", "checked"),
                         resolve_top=getattr(args, "resolve_top", 2))
     audit_judge = None
     if any(r.overlay for r in rows):

@@ -57,7 +57,7 @@ def make_comps(*, qa=first_row, judge_llm=None, fail_after=None):
     llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question about people": answer,
                              "past conversations": answer})
     comps = Components(llm=llm, embedder=emb, make_host=lambda p, e, a: BuiltinHost(p, embedder=e, answerer=a),
-                       gate=CosineGate(emb, threshold=0.3), judge_llm=judge_llm, overlay_config=OverlayConfig(k=3),
+                       gate=CosineGate(emb, threshold=0.3), judge_llm=judge_llm, overlay_config=OverlayConfig(k=3, packet_mode="resolved"),
                        audit_judge=LLMJudge(llm))
     return comps, calls
 

@@ -24,7 +24,7 @@ from adapters.builtin import BuiltinHost
 from adapters.graphiti import GraphitiHost
 from adapters.insideout import InsideOutHost
 from adapters.registry import HOSTS, make_host
-from atma import ATMAOverlay
+from atma import ATMAOverlay, OverlayConfig
 from atma.protocols import Host
 from atma.sentry import CosineGate
 from atma.testing import HashEmbedder, ScriptedLLM
@@ -266,7 +266,8 @@ def _overlay_story(kind: str, tmp_path: Path) -> ATMAOverlay:
                              QA: lambda m: "Leeds" if ("past state" in m[1]["content"] or "earlier state" in m[1]["content"]) else "Bristol"},
                       default=lambda m: json.dumps({"keywords": [], "context": "c", "tags": []}))
     h = make(kind, str(tmp_path / "o.db"), llm=llm)
-    ov = ATMAOverlay(h, namespace="dana", llm=llm, judge_llm=llm, gate=CosineGate(HashEmbedder(), threshold=0.0))
+    ov = ATMAOverlay(h, namespace="dana", llm=llm, judge_llm=llm, gate=CosineGate(HashEmbedder(), threshold=0.0),
+                     config=OverlayConfig(packet_mode="resolved"))  # the labels of the resolved packet
     ov.add("I rent a flat in Leeds.", time="2024-01-10T10:00", speaker="Dana")
     ov.add("Big news: I moved to Bristol from Leeds last weekend.", time="2024-06-02T10:00", speaker="Dana")
     return ov
