@@ -19,7 +19,7 @@ from atma.sentry import CosineGate
 
 def make(tmp_path, minilm, llm, judge_llm=None, ns="dana", **cfg):
     host = BuiltinHost(tmp_path / "mem.db", embedder=minilm, answerer=llm)
-    # the LLM Judge path is what these tests exercise (the default Judge is the verdict model)
+    # the LLM Judge path is what these tests exercise (the default Judge is the anchored rule)
     return ATMAOverlay(host, namespace=ns, llm=llm, judge_llm=judge_llm or llm, gate=CosineGate(minilm, threshold=0.3),
                        config=OverlayConfig(**cfg))
 
@@ -80,7 +80,7 @@ def test_answer_with_real_llm_persists_and_isolates(tmp_path, minilm, smollm):
     ov.add("I moved to Bristol, I don't live in Leeds now.", time="2024-06-02T10:00", speaker="Dana")
     a = ov.answer("Where did Dana live before?")
     assert a.answer and a.trace.timings["qa_llm_s"] > 0
-    assert set(a.trace.labels.values()) <= {"now", "past", "plain"}  # resolved packet states
+    assert set(a.trace.labels.values()) <= {"now", "past", "plain"}  # the host's rows, or a resolved packet's states
     # reopen the same file: bank state and traces survive; another namespace sees nothing
     bank = StateBank(tmp_path / "mem.db")
     assert len(bank.records("dana")) == 2 and bank.traces("dana", kind="query")
