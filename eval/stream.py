@@ -61,7 +61,7 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--overlay", choices=("on", "off", "both"), default="both",
                    help="on: host + overlay; off: host alone; both: both rows (default: %(default)s)")
     p.add_argument("--llm", default=os.environ.get("ATMA_LLM", DEFAULT_LLM),
-                   help="answer model, also the audit Judge and controller (default: %(default)s)")
+                   help="answer model, also the controller and the audit Judge of --judge llm or cascade (default: %(default)s)")
     p.add_argument("--judge-llm", default=None, help="offline answer judge for ambiguous grades (LLM spec)")
     p.add_argument("--judge-all", action="store_true", help="ask the answer judge about every answer (judge score)")
     p.add_argument("--gate", default="sentry",
