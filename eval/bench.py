@@ -3,6 +3,7 @@
     python -m eval.bench answer [--llm SPEC] [--units U] [--fillers F] [--questions Q] [--json FILE]
     python -m eval.bench write  [--llm SPEC] [--units U] [--fillers F] [--json FILE]
 
+    python -m eval.bench scale  [--sizes 1000,10000,100000] [--queries Q] [--json FILE]
     python -m eval.bench sentry [--gate sentry|cosine|both] [--records N] [--candidates K]
                                 [--threads T] [--json FILE]
 
@@ -17,6 +18,9 @@ controller) and non-LLM time (profiling, host search, hops, pre-rank, serialisat
 and with it, plus Judge calls per event.
 ``storage``: bytes on disk per record written through the overlay (builtin host, cosine gate, rule
 audit; N one-line facts), split by table, and the overhead beyond the text itself.
+``scale``: one namespace grown to each of ``--sizes`` through ``overlay.add`` (builtin host, 384-d hash
+embedder, rule Judge, cosine gate, no LLM): writes/s, non-LLM retrieve p50/p95, bytes per record,
+recall@10 of the dense index against exact search, and the growth exponent of retrieve p50.
 Add other benchmarks as further subparsers in :func:`make_parser`.
 """
 
@@ -282,6 +286,115 @@ def bench_storage(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _scale_corpus(seed: int) -> Any:
+    """A deterministic stream of one-line first-person memories with a Zipf-like spread of
+    content words (a few thousand generated names, places and things, a long tail of rare
+    ones), so that BM25 sees common and rare terms as in a long conversation history."""
+    import random
+
+    rng = random.Random(seed)
+    syll = ["ka", "lo", "mi", "ra", "ten", "vo", "shi", "pa", "dor", "el", "un", "gri", "so", "ba", "fe", "zu"]
+
+    def words(n: int, lo: int, hi: int) -> list[str]:
+        out: dict[str, None] = {}
+        while len(out) < n:
+            out.setdefault("".join(rng.choice(syll) for _ in range(rng.randint(lo, hi))), None)
+        return list(out)
+
+    names = [w.capitalize() for w in words(800, 2, 3)]
+    places = [w.capitalize() for w in words(1500, 2, 4)]
+    things = words(4000, 2, 4)
+    verbs = ["bought", "visited", "fixed", "sold", "painted", "cooked", "found", "lost", "booked", "moved",
+             "started", "finished", "borrowed", "planned", "cleaned", "ordered", "watched", "read"]
+    templates = [
+        "I {v} the {t} in {p} with {n} last week.",
+        "My {t} is now in {p}, {n} says it is fine.",
+        "{n} and I {v} a {t} near {p} on day {d}.",
+        "I think the {t} from {p} was better than the {t2}.",
+        "Yesterday I {v} my {t} and then went to {p}.",
+        "I keep my {t} at {n}'s place in {p} since {d} days.",
+    ]
+
+    def zipf(items: list[str]) -> str:  # rank r drawn with weight ~ 1/r
+        return items[min(int(len(items) ** rng.random()) - 1, len(items) - 1)]
+
+    def memory(i: int) -> str:
+        return rng.choice(templates).format(v=rng.choice(verbs), t=zipf(things), t2=zipf(things), p=zipf(places),
+                                            n=zipf(names), d=i % 365)
+
+    def question() -> str:
+        return rng.choice(["Where is my {t} now?", "What did {n} and I do in {p}?", "When did I visit {p}?",
+                           "Who has the {t}?", "What happened to the {t} I {v}?"]).format(
+            t=zipf(things), n=zipf(names), p=zipf(places), v=rng.choice(verbs))
+
+    return memory, question
+
+
+def bench_scale(args: argparse.Namespace) -> dict[str, Any]:
+    """One namespace grown to each size through ``ATMAOverlay.add`` (builtin host, 384-d hash
+    embedder, rule Judge, cosine gate, no LLM): writes/s over the writes that led to each size,
+    non-LLM ``retrieve`` p50/p95, bytes per record on disk, recall@10 of the host's dense index
+    against exact search, and the log-log slope of retrieve p50 over size."""
+    import tempfile
+
+    from adapters.builtin import BuiltinHost
+    from atma import ATMAOverlay, OverlayConfig
+    from atma.judging import RuleJudge
+    from atma.sentry import CosineGate
+    from atma.testing import HashEmbedder
+
+    sizes = sorted({int(s) for s in args.sizes.split(",")})
+    embedder = HashEmbedder(384)
+    memory, question = _scale_corpus(args.seed)
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        path = str(Path(tmp) / "scale.db")
+        host = BuiltinHost(path, embedder=embedder, **({"ann_threshold": args.ann_threshold}
+                                                       if args.ann_threshold is not None else {}))
+        ov = ATMAOverlay(host, namespace="bench", gate=CosineGate(embedder), judge=RuleJudge(),
+                         config=OverlayConfig(use_judge=False, trace_keep=args.trace_keep))
+        written = 0
+        for size in sizes:
+            t0 = time.perf_counter()
+            for i in range(written, size):
+                ov.add(memory(i), speaker="Dana")
+            write_s = time.perf_counter() - t0
+            wrote, written = size - written, size
+            queries = [question() for _ in range(args.queries + 5)]
+            for q in queries[:5]:  # warm-up: index (re)load, statement cache
+                ov.retrieve(q)
+            lat = []
+            for q in queries[5:]:
+                t1 = time.perf_counter()
+                ov.retrieve(q)
+                lat.append(time.perf_counter() - t1)
+            ov.bank.compact()
+            db_bytes = sum(p.stat().st_size for p in Path(tmp).iterdir() if p.name.startswith("scale.db"))
+            index_bytes = sum(p.stat().st_size for p in Path(tmp).iterdir() if not p.name.startswith("scale.db"))
+            recall = host.dense_recall([embedder.encode([q])[0] for q in queries[5:]], namespace="bench", k=10)
+            row = {"size": size, "writes": wrote, "write_s": round(write_s, 1),
+                   "writes_per_s": round(wrote / write_s, 1), **_pcts(lat),
+                   "bytes_per_record": round((db_bytes + index_bytes) / size),
+                   "index_bytes": index_bytes, "dense_search": host.dense_kind("bench"),
+                   "recall_at_10": None if recall is None else round(recall, 4)}
+            rows.append(row)
+            print(f"{size:>8} {row['writes_per_s']:8.1f} w/s  p50 {row['p50_ms']:6.1f} ms  p95 {row['p95_ms']:6.1f} ms  "
+                  f"{row['bytes_per_record']:7d} B/rec  {row['dense_search']:<5} recall@10 {row['recall_at_10']}",
+                  flush=True)
+        host.close()
+    slope = None
+    if len(rows) >= 2:
+        x = np.log([r["size"] for r in rows])
+        y = np.log([max(r["p50_ms"], 1e-3) for r in rows])
+        slope = round(float(np.polyfit(x, y, 1)[0]), 3)
+    result = {"benchmark": "scale", "embedder": "hash-384", "judge": "rule", "gate": "cosine",
+              "queries": args.queries, "ann_threshold": args.ann_threshold, "sizes": rows,
+              "growth_exponent_p50": slope, "cpu": platform.processor() or platform.machine()}
+    print(f"growth exponent (log-log slope of retrieve p50 over size): {slope}")
+    _dump(args, result)
+    return result
+
+
 def bench_verdict(args: argparse.Namespace) -> dict[str, Any]:
     """The verdict model per pair on one thread: cold (both texts through every layer) and
     warm (the old record's lower-layer rows cached, as in the overlay), over held-out items."""
@@ -362,6 +475,16 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--json", default=None, help="write the result here")
     p.set_defaults(func=bench_storage)
+    p = sub.add_parser("scale", help="one namespace at growing sizes: writes/s, retrieve p50/p95, bytes, recall")
+    p.add_argument("--sizes", default="1000,10000,100000", help="comma-separated namespace sizes (one growing bank)")
+    p.add_argument("--queries", type=int, default=200, help="retrieve calls timed at each size")
+    p.add_argument("--ann-threshold", type=int, default=None,
+                   help="host rows from which the dense search uses the ANN index (default: the host's)")
+    p.add_argument("--trace-keep", type=int, default=None, help="keep the last N traces per kind (default: all)")
+    p.add_argument("--tmp", default=None, help="directory for the bank file (default: the system's)")
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--json", default=None, help="write the result here")
+    p.set_defaults(func=bench_scale)
     p = sub.add_parser("verdict", help="verdict-model Judge: ms per pair on one core")
     p.add_argument("--checkpoint", default=None, help="verdict checkpoint (default: the packaged one)")
     p.add_argument("--data", default="checkpoints/judge/data", help="judge_data dir (held-out pairs)")
