@@ -40,9 +40,9 @@ log = logging.getLogger(__name__)
 # vectors on this machine, and an index build at the threshold costs seconds once.
 DEFAULT_THRESHOLD = 20_000
 
-_CONNECTIVITY = 16
-_EXPANSION_ADD = 64
-_EXPANSION_SEARCH = 128
+_CONNECTIVITY = 32
+_EXPANSION_ADD = 128
+_EXPANSION_SEARCH = 256
 
 
 def available() -> bool:

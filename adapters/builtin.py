@@ -326,6 +326,7 @@ class BuiltinHost:
         self._ann_ok = available()
         self._ann: dict[str, Any] = {}  # namespace -> adapters.ann.AnnIndex, kept in step with _dense
         self._data_version: dict[str, int] = {}  # namespace -> PRAGMA data_version when last checked
+        self._common: dict[str, set[str]] = {}  # FTS table -> query terms known to match _FTS_DF_CAP rows or more
         self._fts: dict[str, str] = {}  # namespace -> its FTS table; ids are never reused
         self._conn: sqlite3.Connection | None = None
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -385,7 +386,7 @@ class BuiltinHost:
         write unit: the rows it added are gone and their row ids may be reused."""
         with self._lock:
             self._dense.pop(namespace, None)  # the ANN index is kept: reconciled on the next load
-            self._fts.pop(namespace, None)
+            self._common.pop(self._fts.pop(namespace, ""), None)
 
     def _check_meta(self, conn: sqlite3.Connection) -> None:
         want = {"schema": SCHEMA_VERSION, "embedder": str(self.embedder.name), "dim": str(self._dim)}
@@ -496,6 +497,7 @@ class BuiltinHost:
             if ann is not None:
                 ann.remove(np.asarray(found, dtype=np.int64))
             self._drop_ann_file(namespace)  # it would still hold the erased vectors
+            self._common.pop(fts, None)
             if self.path != ":memory:" and not conn.in_transaction:  # inside a unit: its owner checkpoints
                 try:  # move the zeroed pages out of the WAL into the file, best effort
                     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -592,6 +594,7 @@ class BuiltinHost:
         self._data_version[namespace] = version
         if index is not None and (index.n, index.max_seq) == (n_db, max_db):
             return self._sync_ann(namespace, index)
+        self._common.pop(self._fts.get(namespace, ""), None)  # another connection may have erased rows
         after = index.max_seq if index is not None else 0
         seqs, vecs = self._load(namespace, after)
         ann = self._ann.get(namespace)
@@ -644,14 +647,21 @@ class BuiltinHost:
             return "ann" if namespace in self._ann else "exact"
 
     def dense_recall(self, queries: Sequence[np.ndarray], *, namespace: str, k: int = 10) -> float | None:
-        """Mean share of exact search's top ``k`` dense rows that the ANN path returns for
-        ``queries`` (normalised query vectors); None when the namespace searches exactly."""
+        """Recall@k of the ANN path against exact search for ``queries`` (query vectors): the
+        mean share of its ``k`` rows that score at least exact search's k-th score (rows tied
+        with the k-th count, whichever of them exact search's tie order kept). None when the
+        namespace searches exactly."""
         with self._lock:
             index = self._index(namespace)
             if namespace not in self._ann:
                 return None
-            hits = [len(set(index.top(q, k)) & set(self._dense_top(namespace, index, q, k))) / max(1, min(k, index.n))
-                    for q in (np.asarray(v, dtype=np.float32) / max(float(np.linalg.norm(v)), 1e-12) for v in queries)]
+            vecs, seqs = index.vecs[: index.n], index.seqs[: index.n]
+            hits = []
+            for v in queries:
+                q = np.asarray(v, dtype=np.float32) / max(float(np.linalg.norm(v)), 1e-12)
+                kth = float(vecs[np.searchsorted(seqs, index.top(q, k)[-1])] @ q)
+                got = np.searchsorted(seqs, self._dense_top(namespace, index, q, k))
+                hits.append(float(np.sum(vecs[got] @ q >= kth - 1e-6)) / min(k, index.n))
         return float(np.mean(hits)) if hits else None
 
     def _ann_path(self, namespace: str) -> str | None:
@@ -709,12 +719,17 @@ class BuiltinHost:
         """The ``_FTS_MAX_TERMS`` rarest of ``terms`` (query order kept) among those matching
         fewer than ``_FTS_DF_CAP`` rows; each count stops at the cap."""
         counted = []
+        common = self._common.setdefault(fts, set())
         for i, term in enumerate(terms):
+            if term in common:  # a count only grows until an erase (which forgets these)
+                continue
             df = self.conn.execute(
                 f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)", (f'"{term}"', _FTS_DF_CAP)
             ).fetchone()[0]
             if 0 < df < _FTS_DF_CAP:
                 counted.append((df, i, term))
+            elif df >= _FTS_DF_CAP:
+                common.add(term)
         return [t for _, _, t in sorted(sorted(counted)[:_FTS_MAX_TERMS], key=lambda c: c[1])]
 
     def _fts_table(self, namespace: str, *, create: bool) -> str | None:

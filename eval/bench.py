@@ -4,6 +4,7 @@
     python -m eval.bench write  [--llm SPEC] [--units U] [--fillers F] [--json FILE]
 
     python -m eval.bench scale  [--sizes 1000,10000,100000] [--queries Q] [--json FILE]
+    python -m eval.bench fanout [--workers 2] [--scenarios S] [--events E] [--probes Q] [--llm-latency SECONDS]
     python -m eval.bench sentry [--gate sentry|cosine|both] [--records N] [--candidates K]
                                 [--threads T] [--json FILE]
 
@@ -21,6 +22,8 @@ audit; N one-line facts), split by table, and the overhead beyond the text itsel
 ``scale``: one namespace grown to each of ``--sizes`` through ``overlay.add`` (builtin host, 384-d hash
 embedder, rule Judge, cosine gate, no LLM): writes/s, non-LLM retrieve p50/p95, bytes per record,
 recall@10 of the dense index against exact search, and the growth exponent of retrieve p50.
+``fanout``: wall time of ``eval.stream`` on generated scenarios with the shipped fakes, serially and
+with ``--workers`` Ray tasks (local cluster, start-up included), and whether the answers match.
 Add other benchmarks as further subparsers in :func:`make_parser`.
 """
 
@@ -395,6 +398,71 @@ def bench_scale(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _fake_components(latency_s: float) -> Any:
+    """Fakes for the fan-out benchmark: hash embedder, cosine gate, rule Judge, and a scripted
+    answerer that takes ``latency_s`` per call (a remote endpoint's wait)."""
+    from adapters.builtin import BuiltinHost
+    from atma import OverlayConfig
+    from atma.judging import RuleJudge
+    from atma.sentry import CosineGate
+    from atma.testing import HashEmbedder, ScriptedLLM
+    from eval.runner import Components
+
+    emb = HashEmbedder(384)
+    llm = ScriptedLLM(default="I don't know", latency_s=latency_s)
+    return Components(llm=llm, embedder=emb, make_host=_fake_host, gate=CosineGate(emb),
+                      overlay_config=OverlayConfig(use_judge=False), audit_judge=RuleJudge())
+
+
+def _fake_host(path: str, emb: Any, answerer: Any) -> Any:
+    from adapters.builtin import BuiltinHost
+
+    return BuiltinHost(path, embedder=emb, answerer=answerer)
+
+
+def bench_fanout(args: argparse.Namespace) -> dict[str, Any]:
+    """Wall time of ``eval.stream`` on generated scenarios with the shipped fakes, serially and
+    with ``--workers`` Ray tasks on a local cluster (its start-up included); same results checked."""
+    import tempfile
+
+    import ray  # noqa: F401 - before the hosts load usearch (see eval.fanout.RayFanout)
+
+    from eval import stream as stream_mod
+
+    memory, question = _scale_corpus(args.seed)
+    scenarios = []
+    for s in range(args.scenarios):
+        events = [{"id": f"e{i}", "time": f"2024-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}", "speaker": "Dana",
+                   "text": memory(s * args.events + i)} for i in range(args.events)]
+        probes = [{"id": f"q{j}", "question": question(), "view": "current", "gold": ["Leeds"], "time": "2024-12-31T00:00:00",
+                   "alternates": ["York"]} for j in range(args.probes)]
+        scenarios.append({"id": f"s{s}", "events": events, "probes": probes})
+    result: dict[str, Any] = {"benchmark": "fanout", "scenarios": args.scenarios, "events": args.events,
+                              "probes": args.probes, "llm_latency_s": args.llm_latency, "runs": {}}
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        stream = Path(tmp) / "scenarios.jsonl"
+        stream.write_text("".join(json.dumps(sc) + "\n" for sc in scenarios))
+        answers = {}
+        for workers in (1, args.workers):
+            out = Path(tmp) / f"w{workers}"
+            t0 = time.perf_counter()
+            code = stream_mod.main([str(stream), "--out", str(out), "--quiet", "--overlay", "both",
+                                    "--workers", str(workers)], comps=_fake_components(args.llm_latency))
+            secs = time.perf_counter() - t0
+            if code != 0:
+                raise RuntimeError(f"eval.stream exited {code}")
+            rows = json.loads((out / "results.json").read_text())["rows"]
+            answers[workers] = {n: sorted((p["scenario"], p["probe"], p["answer"]) for p in r["probes"])
+                                for n, r in rows.items()}
+            result["runs"][str(workers)] = {"workers": workers, "seconds": round(secs, 1)}
+            print(f"workers {workers}: {secs:.1f} s", flush=True)
+    result["same_answers"] = answers[1] == answers[args.workers]
+    result["speedup"] = round(result["runs"]["1"]["seconds"] / result["runs"][str(args.workers)]["seconds"], 2)
+    print(f"serial / {args.workers} workers = {result['speedup']} (same answers: {result['same_answers']})")
+    _dump(args, result)
+    return result
+
+
 def bench_verdict(args: argparse.Namespace) -> dict[str, Any]:
     """The verdict model per pair on one thread: cold (both texts through every layer) and
     warm (the old record's lower-layer rows cached, as in the overlay), over held-out items."""
@@ -485,6 +553,16 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--json", default=None, help="write the result here")
     p.set_defaults(func=bench_scale)
+    p = sub.add_parser("fanout", help="eval.stream serially vs --workers N on Ray, shipped fakes")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--scenarios", type=int, default=8)
+    p.add_argument("--events", type=int, default=300, help="events per scenario (written through the overlay)")
+    p.add_argument("--probes", type=int, default=20, help="questions per scenario")
+    p.add_argument("--llm-latency", type=float, default=0.05, help="seconds the fake answerer takes per call")
+    p.add_argument("--tmp", default=None, help="directory for the run folders (default: the system's)")
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--json", default=None, help="write the result here")
+    p.set_defaults(func=bench_fanout)
     p = sub.add_parser("verdict", help="verdict-model Judge: ms per pair on one core")
     p.add_argument("--checkpoint", default=None, help="verdict checkpoint (default: the packaged one)")
     p.add_argument("--data", default="checkpoints/judge/data", help="judge_data dir (held-out pairs)")

@@ -451,6 +451,11 @@ def test_large_namespaces_keep_the_rarest_query_terms(monkeypatch: pytest.Monkey
         assert h._informative_terms(fts, ["coffee"]) == []
         top = h.search("coffee with friend5?", namespace="u", k=5)
         assert all("friend5 " in hit.text for hit in top)
+        # A term found common is not counted again, until an erase makes it rare again.
+        erased = h.add_many([f"zebra number {i}" for i in range(60)], namespace="u")
+        assert h._informative_terms(fts, ["zebra"]) == []
+        h.erase(erased[:30], namespace="u")
+        assert h._informative_terms(fts, ["zebra"]) == ["zebra"]
 
 
 def test_search_cost_in_sqlite_is_flat_in_namespace_size(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -465,4 +470,4 @@ def test_search_cost_in_sqlite_is_flat_in_namespace_size(monkeypatch: pytest.Mon
             h.add_many([f"coffee with friend{i} today" for i in range(h.count("u"), size)], namespace="u")
             h.search("coffee with friend7 today", namespace="u", k=5)  # loads the matrix
             steps.append(vm_steps(h.conn, lambda: h.search("coffee with friend7 today", namespace="u", k=5)))
-    assert steps[1] < 1.2 * steps[0], steps
+    assert steps[1] - steps[0] < 0.1 * (1600 - 400), steps  # reading each added row once would be 1200+
