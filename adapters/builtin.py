@@ -259,9 +259,10 @@ class _DenseIndex:
         """Seqs of the ``depth`` rows nearest to ``q``; equal scores in seq order."""
         if not self.n:
             return []
-        # einsum runs one C loop on the calling thread. ``@`` hands the matrix-vector product to
-        # the BLAS thread pool, which on a loaded machine (2 cores, another job running) took
-        # 7.8 ms for 3,000 x 384 against 0.44 ms here (/tmp timing, see eval.bench scale).
+        # einsum runs one C loop on the calling thread; ``@`` hands the matrix-vector product to
+        # the BLAS thread pool, which stalls when the cores are busy: with ``@`` retrieve p50 at
+        # 3,000 rows was 11.2 ms on 2 loaded cores, mostly this product (python -m eval.bench
+        # scale --sizes 1000,3000; 1.4 ms at 1,000 rows).
         scores = np.einsum("ij,j->i", self.vecs[: self.n], q)
         seqs = self.seqs[: self.n]
         if self.n > depth:  # sort only rows at or above the depth-th score (ties kept)
@@ -291,6 +292,8 @@ class BuiltinHost:
     ``embedder`` defaults to the packaged MiniLM (needs ``atma[embed]``). ``answerer``
     is only needed for :meth:`answer`. ``rrf_k`` is the reciprocal-rank-fusion constant:
     a row's score is the sum over retrievers of ``1 / (rrf_k + rank)``, rank from 1.
+    ``ann_threshold``: rows from which a namespace's dense search goes through the ANN index
+    (None: :data:`adapters.ann.DEFAULT_THRESHOLD`; exact search without the ``[ann]`` extra).
 
     One instance may be used from several threads (calls are serialised). Several
     instances on one file stay consistent: a search notices rows another instance

@@ -4,6 +4,7 @@
     python -m eval.bench write  [--llm SPEC] [--units U] [--fillers F] [--json FILE]
 
     python -m eval.bench scale  [--sizes 1000,10000,100000] [--queries Q] [--json FILE]
+    python -m eval.bench ann    [--records N] [--embedder hash|minilm] [--queries Q]
     python -m eval.bench fanout [--workers 2] [--scenarios S] [--events E] [--probes Q] [--llm-latency SECONDS]
     python -m eval.bench sentry [--gate sentry|cosine|both] [--records N] [--candidates K]
                                 [--threads T] [--json FILE]
@@ -22,6 +23,8 @@ audit; N one-line facts), split by table, and the overhead beyond the text itsel
 ``scale``: one namespace grown to each of ``--sizes`` through ``overlay.add`` (builtin host, 384-d hash
 embedder, rule Judge, cosine gate, no LLM): writes/s, non-LLM retrieve p50/p95, bytes per record,
 recall@10 of the dense index against exact search, and the growth exponent of retrieve p50.
+``ann``: recall@10 of the builtin host's ANN index against exact search on N generated memories,
+with the hash embedder or the packaged MiniLM.
 ``fanout``: wall time of ``eval.stream`` on generated scenarios with the shipped fakes, serially and
 with ``--workers`` Ray tasks (local cluster, start-up included), and whether the answers match.
 Add other benchmarks as further subparsers in :func:`make_parser`.
@@ -372,19 +375,18 @@ def bench_scale(args: argparse.Namespace) -> dict[str, Any]:
                 ov.retrieve(q)
                 lat.append(time.perf_counter() - t1)
             ov.bank.compact()
-            db_bytes = sum(p.stat().st_size for p in Path(tmp).iterdir() if p.name.startswith("scale.db"))
-            index_bytes = sum(p.stat().st_size for p in Path(tmp).iterdir() if not p.name.startswith("scale.db"))
+            db_bytes = sum(p.stat().st_size for p in Path(tmp).iterdir() if p.name in ("scale.db", "scale.db-wal"))
             recall = host.dense_recall([embedder.encode([q])[0] for q in queries[5:]], namespace="bench", k=10)
             row = {"size": size, "writes": wrote, "write_s": round(write_s, 1),
                    "writes_per_s": round(wrote / write_s, 1), **_pcts(lat),
-                   "bytes_per_record": round((db_bytes + index_bytes) / size),
-                   "index_bytes": index_bytes, "dense_search": host.dense_kind("bench"),
+                   "bytes_per_record": round(db_bytes / size), "dense_search": host.dense_kind("bench"),
                    "recall_at_10": None if recall is None else round(recall, 4)}
             rows.append(row)
             print(f"{size:>8} {row['writes_per_s']:8.1f} w/s  p50 {row['p50_ms']:6.1f} ms  p95 {row['p95_ms']:6.1f} ms  "
                   f"{row['bytes_per_record']:7d} B/rec  {row['dense_search']:<5} recall@10 {row['recall_at_10']}",
                   flush=True)
-        host.close()
+        host.close()  # writes the ANN index beside the file (a cache; not in bytes_per_record)
+        ann_bytes = sum(p.stat().st_size for p in Path(tmp).glob("scale.db-ann-*"))
     slope = None
     if len(rows) >= 2:
         x = np.log([r["size"] for r in rows])
@@ -392,8 +394,11 @@ def bench_scale(args: argparse.Namespace) -> dict[str, Any]:
         slope = round(float(np.polyfit(x, y, 1)[0]), 3)
     result = {"benchmark": "scale", "embedder": "hash-384", "judge": "rule", "gate": "cosine",
               "queries": args.queries, "ann_threshold": args.ann_threshold, "sizes": rows,
-              "growth_exponent_p50": slope, "cpu": platform.processor() or platform.machine()}
+              "growth_exponent_p50": slope, "cpu": platform.processor() or platform.machine(),
+              "ann_file_bytes_per_record_at_largest": round(ann_bytes / sizes[-1]) if ann_bytes else None}
     print(f"growth exponent (log-log slope of retrieve p50 over size): {slope}")
+    if ann_bytes:
+        print(f"ANN index file at {sizes[-1]}: {result['ann_file_bytes_per_record_at_largest']} bytes per record")
     _dump(args, result)
     return result
 
@@ -459,6 +464,41 @@ def bench_fanout(args: argparse.Namespace) -> dict[str, Any]:
     result["same_answers"] = answers[1] == answers[args.workers]
     result["speedup"] = round(result["runs"]["1"]["seconds"] / result["runs"][str(args.workers)]["seconds"], 2)
     print(f"serial / {args.workers} workers = {result['speedup']} (same answers: {result['same_answers']})")
+    _dump(args, result)
+    return result
+
+
+def bench_ann(args: argparse.Namespace) -> dict[str, Any]:
+    """Recall@10 of the builtin host's ANN path against its exact search, on ``--records``
+    generated memories (the scale corpus) stored with ``add_many``, for generated questions."""
+    import tempfile
+
+    from adapters.builtin import BuiltinHost
+
+    if args.embedder == "hash":
+        from atma.testing import HashEmbedder
+
+        embedder: Any = HashEmbedder(384)
+    else:
+        from atma.embed import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder(args.embedder)
+    memory, question = _scale_corpus(args.seed)
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        host = BuiltinHost(str(Path(tmp) / "ann.db"), embedder=embedder, ann_threshold=1)
+        t0 = time.perf_counter()
+        host.add_many([{"text": memory(i), "speaker": "Dana"} for i in range(args.records)], namespace="bench")
+        add_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        kind = host.dense_kind("bench")  # builds the index
+        build_s = time.perf_counter() - t0
+        queries = embedder.encode([question() for _ in range(args.queries)])
+        recall = host.dense_recall(list(queries), namespace="bench", k=10)
+        host.close()
+    result = {"benchmark": "ann", "embedder": getattr(embedder, "name", args.embedder), "records": args.records,
+              "queries": args.queries, "dense_search": kind, "recall_at_10": round(recall, 4),
+              "encode_and_store_s": round(add_s, 1), "index_build_s": round(build_s, 1)}
+    print(json.dumps(result, indent=1))
     _dump(args, result)
     return result
 
@@ -563,6 +603,14 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--json", default=None, help="write the result here")
     p.set_defaults(func=bench_fanout)
+    p = sub.add_parser("ann", help="recall@10 of the builtin host's ANN index against exact search")
+    p.add_argument("--records", type=int, default=20000)
+    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--embedder", default="hash", help="hash (384-d, no model) or minilm (the packaged MiniLM)")
+    p.add_argument("--tmp", default=None, help="directory for the bank file (default: the system's)")
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--json", default=None, help="write the result here")
+    p.set_defaults(func=bench_ann)
     p = sub.add_parser("verdict", help="verdict-model Judge: ms per pair on one core")
     p.add_argument("--checkpoint", default=None, help="verdict checkpoint (default: the packaged one)")
     p.add_argument("--data", default="checkpoints/judge/data", help="judge_data dir (held-out pairs)")

@@ -13,10 +13,12 @@ worker died (``max_retries``) skips the answers its part already holds and redoe
 replay it had not finished (the runner's rule: no marker, replay from scratch). The
 report is computed from the row folder exactly as after a serial run.
 
-Models: with ``--llm-endpoints`` task *i* asks endpoint *i* mod N (an LLM spec, or a bare
-``http(s)://`` URL that replaces the base URL of an ``openai:`` ``--llm``); each worker
-process loads its components once per endpoint and reuses them. Components given in
-process (tests' fakes) are shipped to the workers as they are (Ray pickles them).
+Models: with ``--llm-endpoints`` each task is sent with the endpoint that has the fewest
+tasks in flight (an LLM spec, or a bare ``http(s)://`` URL that replaces the base URL of an
+``openai:`` ``--llm``), so N workers on N endpoints each have their own; each worker process
+loads its components once per endpoint and reuses them. Components given in process
+(tests' fakes) are shipped to the workers as they are (Ray pickles them) and endpoints do
+not apply to them.
 
 Cluster arithmetic: wall time ~ probes x seconds per probe / workers, while every worker
 has its own endpoint (the answer model is the bottleneck; workers sharing one endpoint
@@ -46,7 +48,7 @@ def add_fanout_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ray-address", default=None,
                    help="an existing Ray cluster (ray.init address, e.g. auto or ray://host:10001); default: a local one")
     p.add_argument("--llm-endpoints", default=None,
-                   help="comma-separated LLM specs or base URLs, one per worker: task i uses endpoint i mod N")
+                   help="comma-separated LLM specs or base URLs, one per worker: a task gets the least busy one")
 
 
 def endpoint_spec(endpoint: str, llm: str) -> str:
@@ -152,8 +154,9 @@ def merge_parts(row_dir: Path, plog: ProbeLog) -> int:
 class RayFanout:
     """Runs one row's tasks as Ray tasks, at most ``workers`` at once (see the module docstring)."""
 
-    def __init__(self, args: argparse.Namespace, make_evaluate: Callable[[Components], Any], *, workers: int, address: str | None = None,
-                 llm_specs: Sequence[str] = (), comps: Components | None = None, max_retries: int = 3) -> None:
+    def __init__(self, args: argparse.Namespace, make_evaluate: Callable[[Components], Any], *, workers: int,
+                 address: str | None = None, llm_specs: Sequence[str] = (), comps: Components | None = None,
+                 max_retries: int = 3) -> None:
         import sys
 
         if "ray" not in sys.modules and "usearch.index" in sys.modules:
@@ -199,20 +202,24 @@ class RayFanout:
         remote = ray.remote(num_cpus=1, max_retries=self.max_retries, retry_exceptions=False)(_run_one)
         rows = [r for r, _ in planned_rows(self.args, Path(self.args.out))]
         shipped = ray.put(self.comps) if self.comps is not None else None
-        waiting: dict[Any, Task] = {}
-        queue = list(enumerate(todo))
+        waiting: dict[Any, tuple[Task, int]] = {}  # in flight: task and the endpoint it asks
+        load = [0] * max(1, len(self.llm_specs))
+        queue = list(todo)
         while queue or waiting:
             while queue and len(waiting) < self.workers:
-                i, task = queue.pop(0)
-                spec = self.llm_specs[i % len(self.llm_specs)] if self.llm_specs else None
+                task = queue.pop(0)
+                slot = load.index(min(load))  # the least busy endpoint
+                load[slot] += 1
                 done = frozenset(k for k in (f"{task.id}/{a}" for a in chosen[task.id]) if k in plog)
                 ref = remote.remote(task, row, str(row_dir), frozenset(chosen[task.id]), done, args=self.args,
-                                    rows=rows, llm_spec=spec, shipped=shipped, make_evaluate=self.make_evaluate, max_events=max_events,
+                                    rows=rows, llm_spec=self.llm_specs[slot] if self.llm_specs else None,
+                                    shipped=shipped, make_evaluate=self.make_evaluate, max_events=max_events,
                                     share_from=str(share_from) if share_from else None)
-                waiting[ref] = task
+                waiting[ref] = (task, slot)
             ready, _ = ray.wait(list(waiting), num_returns=1)
             for ref in ready:
-                task = waiting.pop(ref)
+                task, slot = waiting.pop(ref)
+                load[slot] -= 1
                 part = Path(ray.get(ref))  # a task that failed for good raises here, with its traceback
                 before = len(plog.rows)
                 if part.exists():
