@@ -559,6 +559,12 @@ def _dump(args: argparse.Namespace, result: dict[str, Any]) -> None:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
 
 
+def _tmp_seed_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tmp", default=None, help="directory for the benchmark's files (default: the system's)")
+    p.add_argument("--seed", type=int, default=13, help="seed of the generated memories and questions")
+    p.add_argument("--json", default=None, help="write the result here")
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m eval.bench", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -589,9 +595,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--ann-threshold", type=int, default=None,
                    help="host rows from which the dense search uses the ANN index (default: the host's)")
     p.add_argument("--trace-keep", type=int, default=None, help="keep the last N traces per kind (default: all)")
-    p.add_argument("--tmp", default=None, help="directory for the bank file (default: the system's)")
-    p.add_argument("--seed", type=int, default=13)
-    p.add_argument("--json", default=None, help="write the result here")
+    _tmp_seed_json(p)
     p.set_defaults(func=bench_scale)
     p = sub.add_parser("fanout", help="eval.stream serially vs --workers N on Ray, shipped fakes")
     p.add_argument("--workers", type=int, default=2)
@@ -599,17 +603,13 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--events", type=int, default=300, help="events per scenario (written through the overlay)")
     p.add_argument("--probes", type=int, default=20, help="questions per scenario")
     p.add_argument("--llm-latency", type=float, default=0.05, help="seconds the fake answerer takes per call")
-    p.add_argument("--tmp", default=None, help="directory for the run folders (default: the system's)")
-    p.add_argument("--seed", type=int, default=13)
-    p.add_argument("--json", default=None, help="write the result here")
+    _tmp_seed_json(p)
     p.set_defaults(func=bench_fanout)
     p = sub.add_parser("ann", help="recall@10 of the builtin host's ANN index against exact search")
     p.add_argument("--records", type=int, default=20000)
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--embedder", default="hash", help="hash (384-d, no model) or minilm (the packaged MiniLM)")
-    p.add_argument("--tmp", default=None, help="directory for the bank file (default: the system's)")
-    p.add_argument("--seed", type=int, default=13)
-    p.add_argument("--json", default=None, help="write the result here")
+    _tmp_seed_json(p)
     p.set_defaults(func=bench_ann)
     p = sub.add_parser("verdict", help="verdict-model Judge: ms per pair on one core")
     p.add_argument("--checkpoint", default=None, help="verdict checkpoint (default: the packaged one)")
