@@ -29,6 +29,14 @@ BM25 evidence recall@10 was 0.555 with a shared table and 0.641 with one per nam
 
 Dense search keeps one float32 matrix per namespace in memory, loaded from SQLite on
 first use and appended on add; a query costs one encode and one matrix-vector product.
+From ``ann_threshold`` rows on (and with the ``[ann]`` extra installed) the candidates come
+from an HNSW index instead (:mod:`adapters.ann`), re-scored exactly against the matrix; the
+index is saved beside the file on close and reconciled with SQLite when loaded.
+
+BM25 on a large namespace (more rows than ``_FTS_DF_CAP``) keeps the query's rarest few
+terms: a term found in ``_FTS_DF_CAP`` rows or more is dropped, and at most
+``_FTS_MAX_TERMS`` terms are kept, rarest first. FTS5 scores every row a term matches, so
+one common word made BM25 cost grow with the namespace; with the trim it is bounded.
 
 Example::
 
@@ -50,7 +58,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from adapters.kit import check_namespace, chunks, fts_query, normalise_item, sort_time, transaction
+from adapters.kit import check_namespace, chunks, fts_query, normalise_item, query_terms, sort_time, transaction
 from atma.protocols import LLM, Embedder, HostHit
 
 __all__ = ["BuiltinHost", "plain_qa_messages", "fts_query", "prompt_fingerprint"]
@@ -60,6 +68,10 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = "1"
 _ANSWER_MAX_TOKENS = 64
 _MIN_DEPTH = 50  # rows each retriever contributes to the fusion, at least
+# BM25 trim on namespaces larger than the cap: the rows a term may match and still be kept
+# (counted up to the cap, so a probe is bounded too), and the terms kept.
+_FTS_DF_CAP = 1000
+_FTS_MAX_TERMS = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS host_meta (
@@ -181,7 +193,11 @@ class _DenseIndex:
         """Seqs of the ``depth`` rows nearest to ``q``; equal scores in seq order."""
         if not self.n:
             return []
-        scores = self.vecs[: self.n] @ q
+        # einsum runs one C loop on the calling thread; ``@`` hands the matrix-vector product to
+        # the BLAS thread pool, which stalls when the cores are busy: with ``@`` retrieve p50 at
+        # 3,000 rows was 11.2 ms on 2 loaded cores, mostly this product (python -m eval.bench
+        # scale --sizes 1000,3000; 1.4 ms at 1,000 rows).
+        scores = np.einsum("ij,j->i", self.vecs[: self.n], q)
         seqs = self.seqs[: self.n]
         if self.n > depth:  # sort only rows at or above the depth-th score (ties kept)
             kth = np.partition(scores, self.n - depth)[self.n - depth]
@@ -191,6 +207,18 @@ class _DenseIndex:
         order = cand[np.lexsort((seqs[cand], -scores[cand]))][:depth]
         return [int(s) for s in seqs[order]]
 
+    def top_among(self, q: np.ndarray, cand_seqs: np.ndarray, depth: int) -> list[int]:
+        """:meth:`top` restricted to ``cand_seqs`` (an ANN's candidates): same float32 scores
+        and tie order; seqs no longer here are skipped."""
+        seqs = self.seqs[: self.n]
+        pos = np.searchsorted(seqs, cand_seqs)  # seqs are ascending: appended in seq order
+        pos = pos[(pos < self.n) & (seqs[np.minimum(pos, self.n - 1)] == cand_seqs)]
+        if not len(pos):
+            return []
+        scores = self.vecs[pos] @ q
+        order = pos[np.lexsort((seqs[pos], -scores))][:depth]
+        return [int(s) for s in seqs[order]]
+
 
 class BuiltinHost:
     """Hybrid BM25 + dense memory on SQLite. See the module docstring.
@@ -198,6 +226,8 @@ class BuiltinHost:
     ``embedder`` defaults to the packaged MiniLM (needs ``atma[embed]``). ``answerer``
     is only needed for :meth:`answer`. ``rrf_k`` is the reciprocal-rank-fusion constant:
     a row's score is the sum over retrievers of ``1 / (rrf_k + rank)``, rank from 1.
+    ``ann_threshold``: rows from which a namespace's dense search goes through the ANN index
+    (None: :data:`adapters.ann.DEFAULT_THRESHOLD`; exact search without the ``[ann]`` extra).
 
     One instance may be used from several threads (calls are serialised). Several
     instances on one file stay consistent: a search notices rows another instance
@@ -212,6 +242,7 @@ class BuiltinHost:
         answerer: LLM | None = None,
         rrf_k: int = 60,
         name: str = "builtin",
+        ann_threshold: int | None = None,
     ) -> None:
         if rrf_k < 0:
             raise ValueError(f"rrf_k must be >= 0, got {rrf_k}")
@@ -225,6 +256,14 @@ class BuiltinHost:
         self._dim = int(embedder.dim)
         self._lock = threading.RLock()
         self._dense: dict[str, _DenseIndex] = {}
+        from .ann import DEFAULT_THRESHOLD, available
+
+        # None: the default threshold when usearch is installed, exact search otherwise.
+        self.ann_threshold = ann_threshold if ann_threshold is not None else DEFAULT_THRESHOLD
+        self._ann_ok = available()
+        self._ann: dict[str, Any] = {}  # namespace -> adapters.ann.AnnIndex, kept in step with _dense
+        self._data_version: dict[str, int] = {}  # namespace -> PRAGMA data_version when last checked
+        self._common: dict[str, set[str]] = {}  # FTS table -> query terms known to match _FTS_DF_CAP rows or more
         self._fts: dict[str, str] = {}  # namespace -> its FTS table; ids are never reused
         self._conn: sqlite3.Connection | None = None
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -250,9 +289,11 @@ class BuiltinHost:
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
+                self._save_ann()
                 self._conn.close()
                 self._conn = None
             self._dense.clear()
+            self._ann.clear()
 
     def __enter__(self) -> "BuiltinHost":
         return self
@@ -281,8 +322,8 @@ class BuiltinHost:
         """Forget cached state of ``namespace`` (dense matrix, FTS table name) after a rolled-back
         write unit: the rows it added are gone and their row ids may be reused."""
         with self._lock:
-            self._dense.pop(namespace, None)
-            self._fts.pop(namespace, None)
+            self._dense.pop(namespace, None)  # the ANN index is kept: reconciled on the next load
+            self._common.pop(self._fts.pop(namespace, ""), None)
 
     def _check_meta(self, conn: sqlite3.Connection) -> None:
         want = {"schema": SCHEMA_VERSION, "embedder": str(self.embedder.name), "dim": str(self._dim)}
@@ -336,6 +377,9 @@ class BuiltinHost:
             if index is not None:
                 if index.max_seq < seqs[0]:
                     index.append(np.asarray(seqs, dtype=np.int64), vecs)
+                    ann = self._ann.get(namespace)
+                    if ann is not None:
+                        ann.add(np.asarray(seqs, dtype=np.int64), vecs)
                 else:  # another instance wrote in between; rebuild on next search
                     del self._dense[namespace]
         return [_host_id(s) for s in seqs]
@@ -386,6 +430,11 @@ class BuiltinHost:
             index = self._dense.get(namespace)
             if index is not None:
                 index.remove(set(found))
+            ann = self._ann.get(namespace)
+            if ann is not None:
+                ann.remove(np.asarray(found, dtype=np.int64))
+            self._drop_ann_file(namespace)  # it would still hold the erased vectors
+            self._common.pop(fts, None)
             if self.path != ":memory:" and not conn.in_transaction:  # inside a unit: its owner checkpoints
                 try:  # move the zeroed pages out of the WAL into the file, best effort
                     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -407,7 +456,7 @@ class BuiltinHost:
                 return []
             depth = max(_MIN_DEPTH, 4 * k)
             fused: dict[int, float] = {}
-            for ranked in (self._bm25(query, namespace, depth), index.top(q, depth)):
+            for ranked in (self._bm25(query, namespace, depth, index.n), self._dense_top(namespace, index, q, depth)):
                 for rank, seq in enumerate(ranked, 1):
                     fused[seq] = fused.get(seq, 0.0) + 1.0 / (self.rrf_k + rank)
             best = sorted(fused.items(), key=lambda p: (-p[1], p[0]))[:k]
@@ -471,22 +520,116 @@ class BuiltinHost:
         """The namespace's matrix, loaded on first use and caught up with rows that
         another connection added or erased since."""
         conn = self.conn
+        index = self._dense.get(namespace)
+        # Only another connection's commit changes data_version; this instance's own writes
+        # keep the matrix current. Counting the namespace's rows on every search would read
+        # all of them.
+        version = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        if index is not None and self._data_version.get(namespace) == version:
+            return self._sync_ann(namespace, index)
         n_db, max_db = conn.execute(
             "SELECT count(*), coalesce(max(seq), 0) FROM host_items WHERE namespace = ?", (namespace,)
         ).fetchone()
-        index = self._dense.get(namespace)
+        self._data_version[namespace] = version
         if index is not None and (index.n, index.max_seq) == (n_db, max_db):
-            return index
+            return self._sync_ann(namespace, index)
+        self._common.pop(self._fts.get(namespace, ""), None)  # another connection may have erased rows
         after = index.max_seq if index is not None else 0
         seqs, vecs = self._load(namespace, after)
+        ann = self._ann.get(namespace)
         if index is not None and index.n + len(seqs) == n_db:
             index.append(seqs, vecs)
+            if ann is not None:
+                ann.add(seqs, vecs)
         else:
             if index is not None:
                 seqs, vecs = self._load(namespace, 0)
             index = _DenseIndex(self._dim, seqs, vecs)
             self._dense[namespace] = index
+            if ann is not None:
+                ann.reconcile(index.seqs[: index.n], index.vecs[: index.n])
+        return self._sync_ann(namespace, index)
+
+    # ------------------------------------------------------------------ ANN index
+
+    def _sync_ann(self, namespace: str, index: _DenseIndex) -> _DenseIndex:
+        """Give a namespace at or above the threshold its ANN index (loaded from the file
+        beside the database and reconciled, or built); drop it below the threshold."""
+        if not self._ann_ok or index.n < self.ann_threshold:
+            if self._ann.pop(namespace, None) is not None:
+                self._drop_ann_file(namespace)
+            return index
+        if namespace not in self._ann:
+            from .ann import AnnIndex
+
+            live = (index.seqs[: index.n], index.vecs[: index.n])
+            path = self._ann_path(namespace)
+            if path is None:
+                self._ann[namespace] = AnnIndex.build(*live)
+            else:
+                self._ann[namespace], changed = AnnIndex.load(path, *live)
+                log.info("ANN index of namespace %r: %s", namespace, changed)
         return index
+
+    def _dense_top(self, namespace: str, index: _DenseIndex, q: np.ndarray, depth: int) -> list[int]:
+        ann = self._ann.get(namespace)
+        if ann is None:
+            return index.top(q, depth)
+        # Twice the depth from the graph, then exact scores: the list is exact search's
+        # whenever its top ``depth`` rows are among the candidates.
+        return index.top_among(q, ann.candidates(q, 2 * depth), depth)
+
+    def dense_kind(self, namespace: str) -> str:
+        """``"ann"`` when the namespace's dense search goes through the ANN index, else ``"exact"``."""
+        with self._lock:
+            self._index(namespace)
+            return "ann" if namespace in self._ann else "exact"
+
+    def dense_recall(self, queries: Sequence[np.ndarray], *, namespace: str, k: int = 10) -> float | None:
+        """Recall@k of the ANN path against exact search for ``queries`` (query vectors): the
+        mean share of its ``k`` rows that score at least exact search's k-th score (rows tied
+        with the k-th count, whichever of them exact search's tie order kept). None when the
+        namespace searches exactly."""
+        with self._lock:
+            index = self._index(namespace)
+            if namespace not in self._ann:
+                return None
+            vecs, seqs = index.vecs[: index.n], index.seqs[: index.n]
+            hits = []
+            for v in queries:
+                q = np.asarray(v, dtype=np.float32) / max(float(np.linalg.norm(v)), 1e-12)
+                kth = float(vecs[np.searchsorted(seqs, index.top(q, k)[-1])] @ q)
+                got = np.searchsorted(seqs, self._dense_top(namespace, index, q, k))
+                hits.append(float(np.sum(vecs[got] @ q >= kth - 1e-6)) / min(k, index.n))
+        return float(np.mean(hits)) if hits else None
+
+    def _ann_path(self, namespace: str) -> str | None:
+        fts = self._fts_table(namespace, create=False)
+        if self.path == ":memory:" or fts is None:
+            return None
+        return f"{self.path}-ann-{fts.rsplit('_', 1)[1]}.usearch"
+
+    def _drop_ann_file(self, namespace: str) -> None:
+        path = self._ann_path(namespace)
+        if path is not None and os.path.exists(path):
+            os.remove(path)
+
+    def _save_ann(self) -> None:
+        """Write each namespace's ANN index beside the file (a cache, see adapters.ann); an
+        index that had rows removed is not written (its file would keep their vectors)."""
+        if self.path == ":memory:" or self.conn.in_transaction:
+            return
+        for namespace, ann in self._ann.items():
+            path = self._ann_path(namespace)
+            if path is None:
+                continue
+            try:
+                if ann.erased:
+                    self._drop_ann_file(namespace)
+                else:
+                    ann.save(path)
+            except OSError as exc:  # a cache: the next open rebuilds it
+                log.warning("could not save the ANN index %s: %s", path, exc)
 
     def _load(self, namespace: str, after_seq: int) -> tuple[np.ndarray, np.ndarray]:
         rows = self.conn.execute(
@@ -496,15 +639,37 @@ class BuiltinHost:
         vecs = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), self._dim)
         return seqs, vecs
 
-    def _bm25(self, query: str, namespace: str, depth: int) -> list[int]:
-        match = fts_query(query)
+    def _bm25(self, query: str, namespace: str, depth: int, size: int) -> list[int]:
         fts = self._fts_table(namespace, create=False)
-        if not match or fts is None:
+        if fts is None:
+            return []
+        terms = query_terms(query)
+        if size > _FTS_DF_CAP and terms:
+            terms = self._informative_terms(fts, terms)
+        match = " OR ".join(f'"{t}"' for t in terms)
+        if not match:
             return []
         rows = self.conn.execute(
             f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY bm25({fts}), rowid LIMIT ?", (match, depth)
         ).fetchall()
         return [int(r[0]) for r in rows]
+
+    def _informative_terms(self, fts: str, terms: list[str]) -> list[str]:
+        """The ``_FTS_MAX_TERMS`` rarest of ``terms`` (query order kept) among those matching
+        fewer than ``_FTS_DF_CAP`` rows; each count stops at the cap."""
+        counted = []
+        common = self._common.setdefault(fts, set())
+        for i, term in enumerate(terms):
+            if term in common:  # a count only grows until an erase (which forgets these)
+                continue
+            df = self.conn.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)", (f'"{term}"', _FTS_DF_CAP)
+            ).fetchone()[0]
+            if 0 < df < _FTS_DF_CAP:
+                counted.append((df, i, term))
+            elif df >= _FTS_DF_CAP:
+                common.add(term)
+        return [t for _, _, t in sorted(sorted(counted)[:_FTS_MAX_TERMS], key=lambda c: c[1])]
 
     def _fts_table(self, namespace: str, *, create: bool) -> str | None:
         """The namespace's FTS5 table name; with ``create``, made if missing (call

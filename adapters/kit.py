@@ -33,6 +33,7 @@ __all__ = [
     "content_words",
     "date_label",
     "fts_query",
+    "query_terms",
     "normalise_item",
     "parse_time",
     "sort_time",
@@ -179,12 +180,21 @@ def fts_query(query: str) -> str:
     >>> fts_query('Where does Caroline live? "AND" e-mail')
     '"caroline" OR "live" OR "e" OR "mail"'
     """
+    return " OR ".join(f'"{t}"' for t in query_terms(query))
+
+
+def query_terms(query: str) -> list[str]:
+    """The content words of free text, lower-cased, each once, in order (what :func:`fts_query` ORs).
+
+    >>> query_terms("Where does Caroline live, Caroline?")
+    ['caroline', 'live']
+    """
     seen: dict[str, None] = {}
     for tok in _QUERY_TOKEN.findall(query.lower()):
         tok = tok.strip("_")
         if tok and tok not in STOPWORDS:
             seen.setdefault(tok, None)
-    return " OR ".join(f'"{t}"' for t in seen)
+    return list(seen)
 
 
 def content_words(text: str) -> list[str]:

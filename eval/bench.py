@@ -3,6 +3,9 @@
     python -m eval.bench answer [--llm SPEC] [--units U] [--fillers F] [--questions Q] [--json FILE]
     python -m eval.bench write  [--llm SPEC] [--units U] [--fillers F] [--json FILE]
 
+    python -m eval.bench scale  [--sizes 1000,10000,100000] [--queries Q] [--json FILE]
+    python -m eval.bench ann    [--records N] [--embedder hash|minilm] [--queries Q]
+    python -m eval.bench fanout [--workers 2] [--scenarios S] [--events E] [--probes Q] [--llm-latency SECONDS]
     python -m eval.bench sentry [--gate sentry|cosine|both] [--records N] [--candidates K]
                                 [--threads T] [--json FILE]
 
@@ -17,6 +20,13 @@ controller) and non-LLM time (profiling, host search, hops, pre-rank, serialisat
 and with it, plus Judge calls per event.
 ``storage``: bytes on disk per record written through the overlay (builtin host, cosine gate, rule
 audit; N one-line facts), split by table, and the overhead beyond the text itself.
+``scale``: one namespace grown to each of ``--sizes`` through ``overlay.add`` (builtin host, 384-d hash
+embedder, rule Judge, cosine gate, no LLM): writes/s, non-LLM retrieve p50/p95, bytes per record,
+recall@10 of the dense index against exact search, and the growth exponent of retrieve p50.
+``ann``: recall@10 of the builtin host's ANN index against exact search on N generated memories,
+with the hash embedder or the packaged MiniLM.
+``fanout``: wall time of ``eval.stream`` on generated scenarios with the shipped fakes, serially and
+with ``--workers`` Ray tasks (local cluster, start-up included), and whether the answers match.
 Add other benchmarks as further subparsers in :func:`make_parser`.
 """
 
@@ -278,6 +288,217 @@ def bench_storage(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _scale_corpus(seed: int) -> Any:
+    """A deterministic stream of one-line first-person memories with a Zipf-like spread of
+    content words (a few thousand generated names, places and things, a long tail of rare
+    ones), so that BM25 sees common and rare terms as in a long conversation history."""
+    import random
+
+    rng = random.Random(seed)
+    syll = ["ka", "lo", "mi", "ra", "ten", "vo", "shi", "pa", "dor", "el", "un", "gri", "so", "ba", "fe", "zu"]
+
+    def words(n: int, lo: int, hi: int) -> list[str]:
+        out: dict[str, None] = {}
+        while len(out) < n:
+            out.setdefault("".join(rng.choice(syll) for _ in range(rng.randint(lo, hi))), None)
+        return list(out)
+
+    names = [w.capitalize() for w in words(800, 2, 3)]
+    places = [w.capitalize() for w in words(1500, 2, 4)]
+    things = words(4000, 2, 4)
+    verbs = ["bought", "visited", "fixed", "sold", "painted", "cooked", "found", "lost", "booked", "moved",
+             "started", "finished", "borrowed", "planned", "cleaned", "ordered", "watched", "read"]
+    templates = [
+        "I {v} the {t} in {p} with {n} last week.",
+        "My {t} is now in {p}, {n} says it is fine.",
+        "{n} and I {v} a {t} near {p} on day {d}.",
+        "I think the {t} from {p} was better than the {t2}.",
+        "Yesterday I {v} my {t} and then went to {p}.",
+        "I keep my {t} at {n}'s place in {p} since {d} days.",
+    ]
+
+    def zipf(items: list[str]) -> str:  # rank r drawn with weight ~ 1/r
+        return items[min(int(len(items) ** rng.random()) - 1, len(items) - 1)]
+
+    def memory(i: int) -> str:
+        return rng.choice(templates).format(v=rng.choice(verbs), t=zipf(things), t2=zipf(things), p=zipf(places),
+                                            n=zipf(names), d=i % 365)
+
+    def question() -> str:
+        return rng.choice(["Where is my {t} now?", "What did {n} and I do in {p}?", "When did I visit {p}?",
+                           "Who has the {t}?", "What happened to the {t} I {v}?"]).format(
+            t=zipf(things), n=zipf(names), p=zipf(places), v=rng.choice(verbs))
+
+    return memory, question
+
+
+def bench_scale(args: argparse.Namespace) -> dict[str, Any]:
+    """One namespace grown to each size through ``ATMAOverlay.add`` (builtin host, 384-d hash
+    embedder, rule Judge, cosine gate, no LLM): writes/s over the writes that led to each size,
+    non-LLM ``retrieve`` p50/p95, bytes per record on disk, recall@10 of the host's dense index
+    against exact search, and the log-log slope of retrieve p50 over size."""
+    import tempfile
+
+    from adapters.builtin import BuiltinHost
+    from atma import ATMAOverlay, OverlayConfig
+    from atma.judging import RuleJudge
+    from atma.sentry import CosineGate
+    from atma.testing import HashEmbedder
+
+    sizes = sorted({int(s) for s in args.sizes.split(",")})
+    embedder = HashEmbedder(384)
+    memory, question = _scale_corpus(args.seed)
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        path = str(Path(tmp) / "scale.db")
+        host = BuiltinHost(path, embedder=embedder, **({"ann_threshold": args.ann_threshold}
+                                                       if args.ann_threshold is not None else {}))
+        ov = ATMAOverlay(host, namespace="bench", gate=CosineGate(embedder), judge=RuleJudge(),
+                         config=OverlayConfig(use_judge=False, trace_keep=args.trace_keep))
+        written = 0
+        for size in sizes:
+            t0 = time.perf_counter()
+            for i in range(written, size):
+                ov.add(memory(i), speaker="Dana")
+            write_s = time.perf_counter() - t0
+            wrote, written = size - written, size
+            queries = [question() for _ in range(args.queries + 5)]
+            for q in queries[:5]:  # warm-up: index (re)load, statement cache
+                ov.retrieve(q)
+            lat = []
+            for q in queries[5:]:
+                t1 = time.perf_counter()
+                ov.retrieve(q)
+                lat.append(time.perf_counter() - t1)
+            ov.bank.compact()
+            db_bytes = sum(p.stat().st_size for p in Path(tmp).iterdir() if p.name in ("scale.db", "scale.db-wal"))
+            recall = host.dense_recall([embedder.encode([q])[0] for q in queries[5:]], namespace="bench", k=10)
+            row = {"size": size, "writes": wrote, "write_s": round(write_s, 1),
+                   "writes_per_s": round(wrote / write_s, 1), **_pcts(lat),
+                   "bytes_per_record": round(db_bytes / size), "dense_search": host.dense_kind("bench"),
+                   "recall_at_10": None if recall is None else round(recall, 4)}
+            rows.append(row)
+            print(f"{size:>8} {row['writes_per_s']:8.1f} w/s  p50 {row['p50_ms']:6.1f} ms  p95 {row['p95_ms']:6.1f} ms  "
+                  f"{row['bytes_per_record']:7d} B/rec  {row['dense_search']:<5} recall@10 {row['recall_at_10']}",
+                  flush=True)
+        host.close()  # writes the ANN index beside the file (a cache; not in bytes_per_record)
+        ann_bytes = sum(p.stat().st_size for p in Path(tmp).glob("scale.db-ann-*"))
+    slope = None
+    if len(rows) >= 2:
+        x = np.log([r["size"] for r in rows])
+        y = np.log([max(r["p50_ms"], 1e-3) for r in rows])
+        slope = round(float(np.polyfit(x, y, 1)[0]), 3)
+    result = {"benchmark": "scale", "embedder": "hash-384", "judge": "rule", "gate": "cosine",
+              "queries": args.queries, "ann_threshold": args.ann_threshold, "sizes": rows,
+              "growth_exponent_p50": slope, "cpu": platform.processor() or platform.machine(),
+              "ann_file_bytes_per_record_at_largest": round(ann_bytes / sizes[-1]) if ann_bytes else None}
+    print(f"growth exponent (log-log slope of retrieve p50 over size): {slope}")
+    if ann_bytes:
+        print(f"ANN index file at {sizes[-1]}: {result['ann_file_bytes_per_record_at_largest']} bytes per record")
+    _dump(args, result)
+    return result
+
+
+def _fake_components(latency_s: float) -> Any:
+    """Fakes for the fan-out benchmark: hash embedder, cosine gate, rule Judge, and a scripted
+    answerer that takes ``latency_s`` per call (a remote endpoint's wait)."""
+    from adapters.builtin import BuiltinHost
+    from atma import OverlayConfig
+    from atma.judging import RuleJudge
+    from atma.sentry import CosineGate
+    from atma.testing import HashEmbedder, ScriptedLLM
+    from eval.runner import Components
+
+    emb = HashEmbedder(384)
+    llm = ScriptedLLM(default="I don't know", latency_s=latency_s)
+    return Components(llm=llm, embedder=emb, make_host=_fake_host, gate=CosineGate(emb),
+                      overlay_config=OverlayConfig(use_judge=False), audit_judge=RuleJudge())
+
+
+def _fake_host(path: str, emb: Any, answerer: Any) -> Any:
+    from adapters.builtin import BuiltinHost
+
+    return BuiltinHost(path, embedder=emb, answerer=answerer)
+
+
+def bench_fanout(args: argparse.Namespace) -> dict[str, Any]:
+    """Wall time of ``eval.stream`` on generated scenarios with the shipped fakes, serially and
+    with ``--workers`` Ray tasks on a local cluster (its start-up included); same results checked."""
+    import tempfile
+
+    import ray  # noqa: F401 - before the hosts load usearch (see eval.fanout.RayFanout)
+
+    from eval import stream as stream_mod
+
+    memory, question = _scale_corpus(args.seed)
+    scenarios = []
+    for s in range(args.scenarios):
+        events = [{"id": f"e{i}", "time": f"2024-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}", "speaker": "Dana",
+                   "text": memory(s * args.events + i)} for i in range(args.events)]
+        probes = [{"id": f"q{j}", "question": question(), "view": "current", "gold": ["Leeds"], "time": "2024-12-31T00:00:00",
+                   "alternates": ["York"]} for j in range(args.probes)]
+        scenarios.append({"id": f"s{s}", "events": events, "probes": probes})
+    result: dict[str, Any] = {"benchmark": "fanout", "scenarios": args.scenarios, "events": args.events,
+                              "probes": args.probes, "llm_latency_s": args.llm_latency, "runs": {}}
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        stream = Path(tmp) / "scenarios.jsonl"
+        stream.write_text("".join(json.dumps(sc) + "\n" for sc in scenarios))
+        answers = {}
+        for workers in (1, args.workers):
+            out = Path(tmp) / f"w{workers}"
+            t0 = time.perf_counter()
+            code = stream_mod.main([str(stream), "--out", str(out), "--quiet", "--overlay", "both",
+                                    "--workers", str(workers)], comps=_fake_components(args.llm_latency))
+            secs = time.perf_counter() - t0
+            if code != 0:
+                raise RuntimeError(f"eval.stream exited {code}")
+            rows = json.loads((out / "results.json").read_text())["rows"]
+            answers[workers] = {n: sorted((p["scenario"], p["probe"], p["answer"]) for p in r["probes"])
+                                for n, r in rows.items()}
+            result["runs"][str(workers)] = {"workers": workers, "seconds": round(secs, 1)}
+            print(f"workers {workers}: {secs:.1f} s", flush=True)
+    result["same_answers"] = answers[1] == answers[args.workers]
+    result["speedup"] = round(result["runs"]["1"]["seconds"] / result["runs"][str(args.workers)]["seconds"], 2)
+    print(f"serial / {args.workers} workers = {result['speedup']} (same answers: {result['same_answers']})")
+    _dump(args, result)
+    return result
+
+
+def bench_ann(args: argparse.Namespace) -> dict[str, Any]:
+    """Recall@10 of the builtin host's ANN path against its exact search, on ``--records``
+    generated memories (the scale corpus) stored with ``add_many``, for generated questions."""
+    import tempfile
+
+    from adapters.builtin import BuiltinHost
+
+    if args.embedder == "hash":
+        from atma.testing import HashEmbedder
+
+        embedder: Any = HashEmbedder(384)
+    else:
+        from atma.embed import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder(args.embedder)
+    memory, question = _scale_corpus(args.seed)
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        host = BuiltinHost(str(Path(tmp) / "ann.db"), embedder=embedder, ann_threshold=1)
+        t0 = time.perf_counter()
+        host.add_many([{"text": memory(i), "speaker": "Dana"} for i in range(args.records)], namespace="bench")
+        add_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        kind = host.dense_kind("bench")  # builds the index
+        build_s = time.perf_counter() - t0
+        queries = embedder.encode([question() for _ in range(args.queries)])
+        recall = host.dense_recall(list(queries), namespace="bench", k=10)
+        host.close()
+    result = {"benchmark": "ann", "embedder": getattr(embedder, "name", args.embedder), "records": args.records,
+              "queries": args.queries, "dense_search": kind, "recall_at_10": round(recall, 4),
+              "encode_and_store_s": round(add_s, 1), "index_build_s": round(build_s, 1)}
+    print(json.dumps(result, indent=1))
+    _dump(args, result)
+    return result
+
+
 def bench_verdict(args: argparse.Namespace) -> dict[str, Any]:
     """The verdict model per pair on one thread: cold (both texts through every layer) and
     warm (the old record's lower-layer rows cached, as in the overlay), over held-out items."""
@@ -334,6 +555,12 @@ def _dump(args: argparse.Namespace, result: dict[str, Any]) -> None:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
 
 
+def _tmp_seed_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tmp", default=None, help="directory for the benchmark's files (default: the system's)")
+    p.add_argument("--seed", type=int, default=13, help="seed of the generated memories and questions")
+    p.add_argument("--json", default=None, help="write the result here")
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m eval.bench", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -358,6 +585,28 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--json", default=None, help="write the result here")
     p.set_defaults(func=bench_storage)
+    p = sub.add_parser("scale", help="one namespace at growing sizes: writes/s, retrieve p50/p95, bytes, recall")
+    p.add_argument("--sizes", default="1000,10000,100000", help="comma-separated namespace sizes (one growing bank)")
+    p.add_argument("--queries", type=int, default=200, help="retrieve calls timed at each size")
+    p.add_argument("--ann-threshold", type=int, default=None,
+                   help="host rows from which the dense search uses the ANN index (default: the host's)")
+    p.add_argument("--trace-keep", type=int, default=None, help="keep the last N traces per kind (default: all)")
+    _tmp_seed_json(p)
+    p.set_defaults(func=bench_scale)
+    p = sub.add_parser("fanout", help="eval.stream serially vs --workers N on Ray, shipped fakes")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--scenarios", type=int, default=8)
+    p.add_argument("--events", type=int, default=300, help="events per scenario (written through the overlay)")
+    p.add_argument("--probes", type=int, default=20, help="questions per scenario")
+    p.add_argument("--llm-latency", type=float, default=0.05, help="seconds the fake answerer takes per call")
+    _tmp_seed_json(p)
+    p.set_defaults(func=bench_fanout)
+    p = sub.add_parser("ann", help="recall@10 of the builtin host's ANN index against exact search")
+    p.add_argument("--records", type=int, default=20000)
+    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--embedder", default="hash", help="hash (384-d, no model) or minilm (the packaged MiniLM)")
+    _tmp_seed_json(p)
+    p.set_defaults(func=bench_ann)
     p = sub.add_parser("verdict", help="verdict-model Judge: ms per pair on one core")
     p.add_argument("--checkpoint", default=None, help="verdict checkpoint (default: the packaged one)")
     p.add_argument("--data", default="checkpoints/judge/data", help="judge_data dir (held-out pairs)")

@@ -203,8 +203,11 @@ def _main(args: argparse.Namespace, comps: Components | None) -> int:
     tasks = sample_tasks(samples, categories=cats, limit_qa=args.limit_qa, seed=args.seed)
     source = {"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
               "samples": [s.sample_id for s in samples], "categories": cats, "limit_qa": args.limit_qa}
+    from .fanout import fanout_from_args
+
     out = Path(args.out)
     plan = planned_rows(args, out)
+    fanout = fanout_from_args(args, comps, make_evaluator)
     comps = comps or load_components(args, [r for r, _ in plan])
     evaluate = make_evaluator(comps)
     results: dict[str, Any] = {}
@@ -212,7 +215,7 @@ def _main(args: argparse.Namespace, comps: Components | None) -> int:
         row_dir = out / row.dirname
         prepare_row_dir(row_dir, row_config(args, row, "locomo", source), fresh=args.fresh)
         plog = run_row(tasks, row, comps, row_dir, evaluate=evaluate, max_events=args.max_events,
-                       max_probes=args.max_probes, progress=not args.quiet, share_from=share)
+                       max_probes=args.max_probes, progress=not args.quiet, share_from=share, fanout=fanout)
         results[row.name] = row_results(tasks, plog, args.max_probes)
     results = {r.name: results[r.name] for r in rows_for(args.overlay, arm_names(args))}  # table order: host first
     total = sum(len(t.asks) for t in tasks)

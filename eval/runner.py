@@ -346,7 +346,7 @@ class _Store:
 def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *,
             evaluate: Callable[[Task, Ask, Response], dict[str, Any]],
             max_events: int | None = None, max_probes: int | None = None,
-            progress: bool = True, share_from: Path | None = None) -> ProbeLog:
+            progress: bool = True, share_from: Path | None = None, fanout: Any = None) -> ProbeLog:
     """Replay and ask every selected question of ``tasks`` for one row; returns the probe log.
 
     ``max_probes``: only the first N questions (in task order) are selected; a later run
@@ -357,7 +357,10 @@ def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *
     come after the last event and whose overlay replay finished adopts a copy of that
     store instead of replaying: the host saw exactly the same ``add`` calls there (the
     overlay only reads from its host), so hosts that call an LLM per event are paid for
-    once. Tasks without a finished overlay replay are replayed as usual."""
+    once. Tasks without a finished overlay replay are replayed as usual.
+
+    ``fanout`` (an :class:`eval.fanout.RayFanout`): tasks run as Ray tasks, each answer still
+    lands in this row's probe log under its key, so a run can be resumed serially or in parallel."""
     from tqdm import tqdm
 
     plog = ProbeLog(row_dir / "probes.jsonl")
@@ -370,66 +373,80 @@ def run_row(tasks: Sequence[Task], row: Row, comps: Components, row_dir: Path, *
     bar = tqdm(total=len(selected), desc=f"{row.name} probes", unit="q", disable=not progress, leave=True,
                initial=sum(1 for t, a in selected if _key(t, a) in plog))
     try:
+        if fanout is not None:
+            fanout.run(tasks, row, row_dir, plog, chosen, max_events=max_events, share_from=share_from,
+                       progress=progress, bar=bar)
+            return plog
         for task in tasks:
-            if task.id not in chosen:
-                continue
-            events, pos = schedule(task, max_events)
-            pending = [a for a in task.asks if a.id in chosen[task.id] and _key(task, a) not in plog]
-            db, marker = task_store(row_dir, task.id)
-            replayed = _read_marker(marker, len(events))
-            need_replay = replayed is None or any(pos[a.id] < len(events) for a in pending)
-            if not pending and replayed is not None:
-                continue
-            if need_replay and share_from is not None and (row.arm or not row.overlay) and pending \
-                    and all(pos[a.id] == len(events) for a in pending):
-                replayed = adopt_replay(share_from, row_dir, task, len(events))
-                need_replay = replayed is None
-                if replayed is not None and row.oracle:
-                    from .oracle import gold_pairs, relabel
-
-                    relabel(db, task.id, gold_pairs(task.asks))
-            if need_replay and row.arm:
-                raise EvalError(f"arm {row.name!r} answers from the overlay row's finished replay of {task.id}, "
-                                "and there is none (its questions must all come after the last event)")
-            if need_replay:
-                _remove_db(db)
-                if marker.exists():
-                    marker.unlink()
-                db.parent.mkdir(parents=True, exist_ok=True)
-            store = _Store(db, task.id, row, comps, dict(replayed["event_hosts"]) if replayed and not need_replay else {})
-            try:
-                by_pos: dict[int, list[Ask]] = {}
-                for a in pending:
-                    by_pos.setdefault(pos[a.id] if need_replay else len(events), []).append(a)
-                if need_replay:
-                    t0 = _time.perf_counter()
-                    calls0 = getattr(store.host, "llm_calls", None)
-                    ebar = tqdm(total=len(events), desc=f"{row.name} replay {task.id}", unit="ev",
-                                disable=not progress, leave=False)
-                    done = 0
-                    for cut in sorted(set(by_pos) | {len(events)}):
-                        while done < cut:
-                            step = 1 if row.overlay else min(_BATCH, cut - done)
-                            store.write(events[done: done + step])
-                            done += step
-                            ebar.update(step)
-                        if cut < len(events):
-                            _ask_all(store, task, by_pos.get(cut, []), plog, evaluate, bar)
-                    ebar.close()
-                    flush = getattr(store.host, "flush", None)
-                    if flush is not None:  # hosts that batch their writes (InsideOut chunks) finish them here
-                        flush(store.ns)
-                    calls1 = getattr(store.host, "llm_calls", None)
-                    atomic_write_json(marker, {"task": task.id, "n_events": len(events), "event_hosts": store.event_hosts,
-                                               "replay_s": _time.perf_counter() - t0,
-                                               "host_llm_calls": calls1 - calls0 if isinstance(calls0, int)
-                                               and isinstance(calls1, int) else None})
-                _ask_all(store, task, by_pos.get(len(events), []), plog, evaluate, bar)
-            finally:
-                store.close()
+            if task.id in chosen:
+                run_task(task, row, comps, row_dir, plog, chosen[task.id], evaluate=evaluate, max_events=max_events,
+                         share_from=share_from, progress=progress, bar=bar)
     finally:
         bar.close()
     return plog
+
+
+def run_task(task: Task, row: Row, comps: Components, row_dir: Path, plog: ProbeLog, chosen: set[str], *,
+             evaluate: Callable[[Task, Ask, Response], dict[str, Any]], max_events: int | None,
+             share_from: Path | None, progress: bool, bar: Any) -> None:
+    """Replay one task (or reuse its finished replay) and ask its ``chosen`` questions not in
+    ``plog``; each answer is appended to ``plog`` as it is graded. See :func:`run_row`."""
+    from tqdm import tqdm
+
+    events, pos = schedule(task, max_events)
+    pending = [a for a in task.asks if a.id in chosen and _key(task, a) not in plog]
+    db, marker = task_store(row_dir, task.id)
+    replayed = _read_marker(marker, len(events))
+    need_replay = replayed is None or any(pos[a.id] < len(events) for a in pending)
+    if not pending and replayed is not None:
+        return
+    if need_replay and share_from is not None and (row.arm or not row.overlay) and pending \
+            and all(pos[a.id] == len(events) for a in pending):
+        replayed = adopt_replay(share_from, row_dir, task, len(events))
+        need_replay = replayed is None
+        if replayed is not None and row.oracle:
+            from .oracle import gold_pairs, relabel
+
+            relabel(db, task.id, gold_pairs(task.asks))
+    if need_replay and row.arm:
+        raise EvalError(f"arm {row.name!r} answers from the overlay row's finished replay of {task.id}, "
+                        "and there is none (its questions must all come after the last event)")
+    if need_replay:
+        _remove_db(db)
+        if marker.exists():
+            marker.unlink()
+        db.parent.mkdir(parents=True, exist_ok=True)
+    store = _Store(db, task.id, row, comps, dict(replayed["event_hosts"]) if replayed and not need_replay else {})
+    try:
+        by_pos: dict[int, list[Ask]] = {}
+        for a in pending:
+            by_pos.setdefault(pos[a.id] if need_replay else len(events), []).append(a)
+        if need_replay:
+            t0 = _time.perf_counter()
+            calls0 = getattr(store.host, "llm_calls", None)
+            ebar = tqdm(total=len(events), desc=f"{row.name} replay {task.id}", unit="ev",
+                        disable=not progress, leave=False)
+            done = 0
+            for cut in sorted(set(by_pos) | {len(events)}):
+                while done < cut:
+                    step = 1 if row.overlay else min(_BATCH, cut - done)
+                    store.write(events[done: done + step])
+                    done += step
+                    ebar.update(step)
+                if cut < len(events):
+                    _ask_all(store, task, by_pos.get(cut, []), plog, evaluate, bar)
+            ebar.close()
+            flush = getattr(store.host, "flush", None)
+            if flush is not None:  # hosts that batch their writes (InsideOut chunks) finish them here
+                flush(store.ns)
+            calls1 = getattr(store.host, "llm_calls", None)
+            atomic_write_json(marker, {"task": task.id, "n_events": len(events), "event_hosts": store.event_hosts,
+                                       "replay_s": _time.perf_counter() - t0,
+                                       "host_llm_calls": calls1 - calls0 if isinstance(calls0, int)
+                                       and isinstance(calls1, int) else None})
+        _ask_all(store, task, by_pos.get(len(events), []), plog, evaluate, bar)
+    finally:
+        store.close()
 
 
 def adopt_replay(src_dir: Path, row_dir: Path, task: Task, n_events: int) -> dict[str, Any] | None:

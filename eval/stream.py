@@ -16,6 +16,7 @@ diagnostics; others get evidence support by alias match only.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import logging
 import os
@@ -99,6 +100,9 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
                         "of its host store (same add calls; hosts that call an LLM per event pay once)")
     p.add_argument("--fresh", action="store_true", help="discard an existing run in --out")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    from .fanout import add_fanout_args
+
+    add_fanout_args(p)
 
 
 def check_common_args(args: argparse.Namespace) -> None:
@@ -387,8 +391,11 @@ def run_stream(tasks: Sequence[Task], args: argparse.Namespace, *, benchmark: st
     """Run the selected rows over ``tasks`` and write the output dir. ``comps``: preloaded models (tests)."""
     from . import report
 
+    from .fanout import fanout_from_args
+
     out = Path(args.out)
     plan = planned_rows(args, out)
+    fanout = fanout_from_args(args, comps, functools.partial(make_evaluator, judge_all=args.judge_all))
     comps = comps or load_components(args, [r for r, _ in plan])
     evaluate = make_evaluator(comps, args.judge_all)
     total = sum(len(t.asks) for t in tasks)
@@ -397,7 +404,7 @@ def run_stream(tasks: Sequence[Task], args: argparse.Namespace, *, benchmark: st
         row_dir = out / row.dirname
         prepare_row_dir(row_dir, row_config(args, row, benchmark, source), fresh=args.fresh)
         plog = run_row(tasks, row, comps, row_dir, evaluate=evaluate, max_events=args.max_events,
-                       max_probes=args.max_probes, progress=not args.quiet, share_from=share)
+                       max_probes=args.max_probes, progress=not args.quiet, share_from=share, fanout=fanout)
         results[row.name] = row_results(tasks, row, comps, row_dir, plog, args.max_events, args.max_probes)
     results = {r.name: results[r.name] for r in rows_for(args.overlay, arm_names(args))}  # table order: host first
     partial = bool(args.max_events is not None or (args.max_probes is not None and args.max_probes < total)

@@ -417,3 +417,57 @@ def test_queries_use_encode_queries_when_the_embedder_has_it() -> None:
         host.add("stored text", namespace="u")
         host.search("the query", namespace="u")
     assert emb.batches == [["stored text"]] and emb.queries == ["the query"]
+
+
+# ---------------------------------------------------------------- cost at size
+
+
+def vm_steps(conn: sqlite3.Connection, fn) -> int:
+    """SQLite virtual-machine steps ``fn`` makes on ``conn`` (rows read grow them)."""
+    steps = [0]
+
+    def tick() -> int:
+        steps[0] += 1
+        return 0
+
+    conn.set_progress_handler(tick, 1)
+    try:
+        fn()
+    finally:
+        conn.set_progress_handler(None, 1)
+    return steps[0]
+
+
+def test_large_namespaces_keep_the_rarest_query_terms(monkeypatch: pytest.MonkeyPatch) -> None:
+    import adapters.builtin as builtin
+
+    monkeypatch.setattr(builtin, "_FTS_DF_CAP", 50)
+    monkeypatch.setattr(builtin, "_FTS_MAX_TERMS", 2)
+    with BuiltinHost(embedder=HashEmbedder()) as h:
+        h.add_many([f"coffee with friend{i % 40} and cousin{i % 7}" for i in range(200)], namespace="u")
+        fts = h._fts_table("u", create=False)
+        # coffee: 200 rows (dropped), cousin3: ~29, friend5: 5, zebra: 0 (nothing to match)
+        assert h._informative_terms(fts, ["coffee", "cousin3", "zebra", "friend5"]) == ["cousin3", "friend5"]
+        assert h._informative_terms(fts, ["coffee"]) == []
+        top = h.search("coffee with friend5?", namespace="u", k=5)
+        assert all("friend5 " in hit.text for hit in top)
+        # A term found common is not counted again, until an erase makes it rare again.
+        erased = h.add_many([f"zebra number {i}" for i in range(60)], namespace="u")
+        assert h._informative_terms(fts, ["zebra"]) == []
+        h.erase(erased[:30], namespace="u")
+        assert h._informative_terms(fts, ["zebra"]) == ["zebra"]
+
+
+def test_search_cost_in_sqlite_is_flat_in_namespace_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A word in every row used to make FTS5 score every row, and each search counted the
+    namespace's rows; both grew with its size."""
+    import adapters.builtin as builtin
+
+    monkeypatch.setattr(builtin, "_FTS_DF_CAP", 100)
+    with BuiltinHost(embedder=HashEmbedder()) as h:
+        steps = []
+        for size in (400, 1600):
+            h.add_many([f"coffee with friend{i} today" for i in range(h.count("u"), size)], namespace="u")
+            h.search("coffee with friend7 today", namespace="u", k=5)  # loads the matrix
+            steps.append(vm_steps(h.conn, lambda: h.search("coffee with friend7 today", namespace="u", k=5)))
+    assert steps[1] - steps[0] < 0.1 * (1600 - 400), steps  # reading each added row once would be 1200+

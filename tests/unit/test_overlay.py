@@ -308,3 +308,39 @@ def test_controller_without_a_loadable_default_model_keeps_the_prerank(monkeypat
     packet, part = ov.retrieve("Where do I live?")
     assert [r.text for r in packet] == ["I moved to Bristol."]
     assert part["controller"]["status"] == "error" and "no answer model" in part["controller"]["error"]
+
+
+def test_retrieve_reads_a_flat_number_of_rows_as_the_bank_grows(tmp_path, monkeypatch):
+    """The overlay's per-query work (host search, bank lookups by id and host id, chains)
+    never scans the namespace: SQLite steps per retrieve stay flat from 150 to 600 records."""
+    import adapters.builtin as builtin
+    from adapters.builtin import BuiltinHost
+    from atma.judging import RuleJudge
+
+    monkeypatch.setattr(builtin, "_FTS_DF_CAP", 100)  # the BM25 trim applies from 100 rows here
+    emb = HashEmbedder()
+    host = BuiltinHost(tmp_path / "m.db", embedder=emb)
+    ov = ATMAOverlay(host, namespace="u", gate=CosineGate(emb), judge=RuleJudge(), config=OverlayConfig(use_judge=False))
+    ov.add("I moved to Bristol in May.", speaker="Dana")
+    ov.add("Now I live in Leeds, not Bristol.", speaker="Dana")
+    conn = host.conn
+    steps = []
+    for size in (150, 600):
+        for i in range(ov.bank.count("u"), size):
+            ov.add(f"Today I met friend{i} for coffee at cafe{i % 97}.", speaker="Dana")
+        ov.retrieve("Where do I live now, Bristol?")  # warm (matrix load)
+        count = [0]
+
+        def tick():
+            count[0] += 1
+            return 0
+
+        conn.set_progress_handler(tick, 1)
+        try:
+            packet, _ = ov.retrieve("Where do I live now, Bristol?")
+        finally:
+            conn.set_progress_handler(None, 1)
+        assert any("Leeds" in r.text for r in packet)
+        steps.append(count[0])
+    host.close()
+    assert steps[1] < 1.3 * steps[0], steps
