@@ -376,7 +376,7 @@ each most least right""".split())
 
 def statements(text: str) -> str:
     """``text`` without its questions ("Have you made any more art lately?" states nothing)."""
-    parts = [x for x in re.split(r"(?<=[.!?])\s+", text.strip()) if x and not x.rstrip().endswith("?")]
+    parts = [x for x in _SENTENCE.split(text.strip()) if x and not x.rstrip().endswith("?")]
     return " ".join(parts)
 
 

@@ -191,10 +191,6 @@ def parse_time(value: datetime | str | None) -> datetime | None:
 MAX_PLAN_ATTEMPTS = 3
 
 
-class _NoHostAnswer(Exception):
-    """The host has no answerer of its own: the overlay's prompt answers over the host's rows."""
-
-
 class _Conflict(Exception):
     """Another writer changed a record or slot this write was planned against."""
 
