@@ -49,6 +49,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from adapters.builtin import plain_qa_messages
 from adapters.kit import check_namespace, normalise_item, transaction
+from atma.bank import connect_wal
 from atma.protocols import LLM, Embedder, HostHit, LLMError
 
 __all__ = ["AMemHost", "AtmaLLMController", "amem_content", "amem_time", "default_system_factory"]
@@ -241,9 +242,7 @@ class AMemHost:
         self._root.mkdir(parents=True, exist_ok=True)
         self._systems: dict[str, Any] = {}
         self._lock = threading.RLock()
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA busy_timeout=5000")
+        conn = connect_wal(self.path)
         with transaction(conn):
             for stmt in filter(str.strip, _SCHEMA.split(";")):
                 conn.execute(stmt)

@@ -59,6 +59,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from adapters.kit import check_namespace, chunks, fts_query, normalise_item, query_terms, sort_time, transaction
+from atma.bank import connect_wal
 from atma.protocols import LLM, Embedder, HostHit
 
 __all__ = ["BuiltinHost", "plain_qa_messages", "fts_query", "prompt_fingerprint"]
@@ -266,14 +267,11 @@ class BuiltinHost:
         self._common: dict[str, set[str]] = {}  # FTS table -> query terms known to match _FTS_DF_CAP rows or more
         self._fts: dict[str, str] = {}  # namespace -> its FTS table; ids are never reused
         self._conn: sqlite3.Connection | None = None
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        # Writers on one file wait for each other's short write units instead of failing.
+        conn = connect_wal(self.path)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
             # Freed pages are zeroed, so an erased text does not linger in the file.
             conn.execute("PRAGMA secure_delete=ON")
-            # Writers on one file wait for each other's short write units instead of failing.
-            conn.execute("PRAGMA busy_timeout=30000")
             with transaction(conn):
                 # Statement by statement: executescript would commit the open transaction.
                 for stmt in filter(str.strip, _SCHEMA.split(";")):

@@ -45,6 +45,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
 from adapters.kit import check_namespace, normalise_item, transaction
+from atma.bank import connect_wal
 from atma.protocols import LLM, Embedder, HostHit
 
 __all__ = ["GraphitiHost", "fact_qa_messages"]
@@ -205,9 +206,7 @@ class GraphitiHost:
         self._lock = threading.RLock()
         self._server = None
         self._llm_client = None
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA busy_timeout=5000")
+        conn = connect_wal(self.path)
         with transaction(conn):
             for stmt in filter(str.strip, _SCHEMA.split(";")):
                 conn.execute(stmt)

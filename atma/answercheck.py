@@ -9,6 +9,11 @@ words and no later-state word, or a historical question answered the other way r
 is suspect: the overlay re-asks once, without the rows of the wrong state and with a
 one-line hint naming the stale value. The trace records the check either way.
 
+Numbers are values ("35 minutes" -> "35"), so a stale count or time is caught like a stale
+name. Only chains about the question count: when the question names a speaker of the
+chains, only that speaker's chains; and a chain must share a content word with the
+question (another person's "6 books -> 4 books" never judges an answer about oneself).
+
 >>> from atma.records import Record, Link, LinkType, Status
 >>> old = Record(id="r1", namespace="n", text="My favourite drink is matcha.", status=Status.SUPERSEDED,
 ...              links=(Link(LinkType.SUPERSEDED_BY, "r2"),))
@@ -28,11 +33,14 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from .judge import attribute_families
 from .records import Record
 
-__all__ = ["AnswerCheck", "check_answer", "content_words"]
+__all__ = ["AnswerCheck", "about_question", "check_answer", "content_words"]
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9'-]*")
+_WORD = re.compile(r"\d+(?:[.,:]\d+)*|[a-z0-9][a-z0-9'-]*")
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_NAME = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _STOP = frozenset("""
 a an the and or but if then than so of to in on at by for with from into over under about as is are was were be been
 being am do does did done doing have has had having i me my mine we us our you your he him his she her hers it its they
@@ -51,6 +59,9 @@ def content_words(text: str) -> set[str]:
     out = set()
     for w in _WORD.findall(text.lower()):
         w = w.strip("'-")
+        if _NUMBER.fullmatch(w):  # a value however short: "3", "9:00", "14,000" (as "14000")
+            out.add(w.replace(",", ""))
+            continue
         if len(w) < 3 or w in _STOP:
             continue
         out.add(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
@@ -80,10 +91,37 @@ class AnswerCheck:
                 "drop": list(self.drop), "hint": self.hint}
 
 
+def about_question(query: str, pairs: Sequence[tuple[Record, Record]]) -> list[tuple[Record, Record]]:
+    """The chain pairs a question is about: those of the speakers it names (when it names
+    any), sharing a content word or an attribute family ("live" / "rent a flat") with it.
+
+    >>> from atma.records import Record
+    >>> a = Record(id="r1", namespace="n", text="I read 6 books a month.", speaker="Jon")
+    >>> b = Record(id="r2", namespace="n", text="Now 4 books a month.", speaker="Jon")
+    >>> c = Record(id="r3", namespace="n", text="I read 2 books a month.", speaker="Gina")
+    >>> d = Record(id="r4", namespace="n", text="3 books a month these days.", speaker="Gina")
+    >>> [n.id for _, n in about_question("How many books does Gina read?", [(a, b), (c, d)])]
+    ['r4']
+    >>> [n.id for _, n in about_question("Where does Jon live?", [(a, b), (c, d)])]
+    []
+    """
+    words = {w.lower().removesuffix("'s") for w in _NAME.findall(query)}
+    named = {sp for pair in pairs for sp in (pair[0].speaker, pair[1].speaker) if sp and sp.lower() in words}
+    if named:
+        pairs = [(o, n) for o, n in pairs if o.speaker in named and n.speaker in named]
+    asked, kinds = content_words(query), attribute_families(query)
+    return [(o, n) for o, n in pairs
+            if asked & (content_words(o.text) | content_words(n.text))
+            or kinds & (attribute_families(o.text) | attribute_families(n.text))]
+
+
 def check_answer(answer: str, query: str, view: str, pairs: Sequence[tuple[Record, Record]]) -> AnswerCheck:
     """Check ``answer`` against the (earlier, later) record pairs behind the packet."""
     if view not in ("current", "historical") or not pairs:
         return AnswerCheck(False, "no state to check")
+    pairs = about_question(query, pairs)
+    if not pairs:
+        return AnswerCheck(False, "no chain about the question")
     asked = content_words(query)
     said = content_words(answer) - asked
     if not said:

@@ -135,6 +135,37 @@ def _parse_time(s: str | None) -> datetime | None:
     return datetime.fromisoformat(s) if s else None
 
 
+def connect_wal(path: str, *, busy_ms: int = 30000, synchronous: str = "NORMAL") -> sqlite3.Connection:
+    """A connection on the file ``path`` in WAL mode that waits up to ``busy_ms`` for other writers.
+
+    The busy timeout is set when the connection opens, before the journal-mode switch, because
+    that switch takes a lock of its own: two processes opening a new file at once must wait for
+    each other, not fail with "database is locked". SQLite can still answer BUSY without calling
+    the busy handler (another connection recovering the WAL), so the switch is retried until the
+    timeout is spent."""
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=busy_ms / 1000.0)
+    try:
+        conn.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
+        deadline = time.monotonic() + busy_ms / 1000.0
+        delay = 0.005
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.2)
+        conn.execute(f"PRAGMA synchronous={synchronous}")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 class _RowConn:
     """A connection view whose statements return :class:`sqlite3.Row` rows without changing the
     connection's own ``row_factory`` (the connection may be a host's, shared for one transaction)."""
@@ -173,11 +204,13 @@ class StateBank:
         self._lock = lock or threading.RLock()
         self._sp = 0  # savepoint counter
         self._shared = connection is not None
-        conn = connection or sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        if connection is not None:
+            conn = connection
+        elif self.path == ":memory:":
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        else:
+            conn = connect_wal(self.path)
         self._db = _RowConn(conn)
-        if self.path != ":memory:" and not self._shared:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=OFF")
         # Erased text is zeroed in the file, not left in free pages.
         self._db.execute("PRAGMA secure_delete=ON")

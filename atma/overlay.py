@@ -670,12 +670,13 @@ class ATMAOverlay:
         }
         return packet, part
 
-    def _chain_pairs(self, packet: Sequence[Record], relevant: Sequence[str]
+    def _chain_pairs(self, packet: Sequence[Record], relevant: Sequence[str] | None
                      ) -> tuple[dict[str, Record], list[tuple[Record, Record]]]:
         """Records one link away from the packet's rows that the host also found relevant
-        (for state notes), and the (earlier, later) pairs among them (for the answer check)."""
-        ok = set(relevant)
-        want = {t for r in packet for t in r.linked(*SUCCESSOR, *PREDECESSOR) if t in ok}
+        (for state notes; ``relevant=None``: any one link away), and the (earlier, later)
+        pairs among them (for the answer check)."""
+        ok = None if relevant is None else set(relevant)
+        want = {t for r in packet for t in r.linked(*SUCCESSOR, *PREDECESSOR) if ok is None or t in ok}
         shown = {r.id: r for r in packet}
         related = dict(self.bank.get_many(self.namespace, [t for t in want if t not in shown])) if want else {}
         every = {**related, **shown}
@@ -823,7 +824,10 @@ class ATMAOverlay:
             shown = fit_packet(plain, lambda recs: build(recs), self._prompt_budget())
             text, llm_s, msgs, shown = self._ask(build(shown), shown, build)
         t1 = _time.perf_counter()
-        _related, pairs = self._chain_pairs([r for r in top if not r.id.startswith("host:")], part["relevant"])
+        # Any record one link from the host's shown rows: a predecessor the host did not
+        # retrieve still tells that its answer is the later state (check_answer keeps only
+        # the chains about the question).
+        _related, pairs = self._chain_pairs([r for r in top if not r.id.startswith("host:")], None)
         chk = check_answer(text, query, view, pairs)
         rows = state_rows(self._shown_order(shown, temporal), {}, with_time=cfg.with_time)
         return {"answer": text, "check": chk, "shown": shown, "rows": rows, "msgs": msgs, "llm_s": llm_s, "t1": t1}

@@ -24,3 +24,38 @@ def test_concurrent_writers_raise_nothing_and_lose_nothing(tmp_path, procs, adds
     assert out["exit_codes"] == [0] * procs and out["errors"] == 0
     assert out["records"] == procs * adds and out["lost_writes"] == 0
     assert out["orphan_host_rows"] == 0 and out["records_without_trace"] == 0 and out["invariant_violations"] == 0
+
+
+
+def _open_at(path: str, start: float) -> None:
+    import time
+
+    from atma.bank import connect_wal
+
+    while time.time() < start:
+        pass
+    conn = connect_wal(path)  # what BuiltinHost, StateBank and the other hosts open their files with
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("CREATE TABLE IF NOT EXISTS t (a)")
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def test_processes_opening_one_new_file_at_once_all_succeed(tmp_path):
+    # CI once failed here: one process's switch to WAL met another's lock and SQLite answered
+    # "database is locked" without waiting (its deadlock rule). Opened the old way (busy
+    # timeout after the switch, no retry) 9 of 160 such openings failed on this machine.
+    import multiprocessing as mp
+    import time
+
+    ctx = mp.get_context("fork")
+    failed = 0
+    for i in range(40):
+        path, start = str(tmp_path / f"{i}.db"), time.time() + 0.2
+        procs = [ctx.Process(target=_open_at, args=(path, start)) for _ in range(4)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+        failed += sum(p.exitcode != 0 for p in procs)
+    assert failed == 0

@@ -181,3 +181,48 @@ def test_checked_mode_keeps_the_host_answer_unless_it_names_a_stale_value():
     c = ov2.answer("Where do I live now?")  # host pass says Leeds (stale): re-asked with the hint
     assert c.trace.check["reasked"] and c.trace.check["first_answer"] == "Leeds" and c.answer == "Bristol"
     assert "leeds" in c.trace.check["stale_words"] and "r1" not in c.trace.packet
+
+
+def test_answer_check_reads_numbers_and_only_the_asked_person_s_chains():
+    from atma.answercheck import check_answer
+
+    def pair(a, b, who, i):
+        old = Record(id=f"o{i}", namespace="n", text=a, speaker=who, status=Status.SUPERSEDED,
+                     links=(Link(LinkType.SUPERSEDED_BY, f"n{i}"),))
+        return old, Record(id=f"n{i}", namespace="n", text=b, speaker=who, links=(Link(LinkType.SUPERSEDES, f"o{i}"),))
+
+    jon = pair("I run a 5K in 35 minutes.", "5K update: 27 minutes these days.", "Jon", 1)
+    gina = pair("I read about 6 books a month.", "I get through 4 books a month lately.", "Gina", 2)
+    jon_books = pair("I read 4 books a month.", "Now I read 6 books a month.", "Jon", 3)
+    # a stale number is a stale value
+    assert check_answer("35", "What is Jon's 5K time now, in minutes?", "current", [jon]).stale_words == ("35",)
+    assert not check_answer("27 minutes", "What is Jon's 5K time now, in minutes?", "current", [jon]).suspect
+    # Jon's chain never judges an answer about Gina, whose own chain agrees with the answer
+    q = "How many books a month does Gina read now?"
+    assert not check_answer("4", q, "current", [jon_books, gina]).suspect
+    assert check_answer("6", q, "current", [jon_books, gina]).suspect
+    # a chain about something else (shares no word or attribute with the question) judges nothing
+    assert check_answer("35", "How many books does Jon read now?", "current", [jon]).reason == \
+        "no chain about the question"
+
+
+def test_checked_mode_sees_a_predecessor_the_host_did_not_retrieve():
+    # the host's top hit is the new statement only; the old one is one link away in the bank
+    class TopOne(InMemoryHost):
+        def search(self, query, *, namespace="default", k=10):
+            return super().search(query, namespace=namespace, k=1)
+
+    emb = HashEmbedder()
+    asked = []
+
+    def qa(m):
+        asked.append(m[1]["content"])
+        return "Leeds" if "later state" in m[1]["content"] else "Bristol"
+
+    llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question": qa})
+    ov = ATMAOverlay(TopOne(embedder=emb), namespace="u", llm=llm, judge_llm=llm,
+                     gate=CosineGate(emb, threshold=0.0), config=OverlayConfig(packet_mode="checked"))
+    ov.add("I rent a flat in Leeds.", time="2024-01-10T10:00", speaker="Dana")
+    ov.add("Big news: I moved to Bristol last weekend.", time="2024-06-02T10:00", speaker="Dana")
+    a = ov.answer("Where did I live before I moved?")
+    assert a.trace.check["first_answer"] == "Bristol" and a.trace.check["reasked"] and a.answer == "Leeds"
