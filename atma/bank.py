@@ -19,6 +19,7 @@ import os
 import sqlite3
 import threading
 import time
+import zlib
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -41,6 +42,8 @@ __all__ = ["BankError", "InvariantError", "StateBank", "UnknownNamespace", "chec
 
 log = logging.getLogger(__name__)
 
+# Feature and trace-reference rows are small and found by their keys: WITHOUT ROWID tables
+# store each once, in its primary-key tree (no separate rowid table beside the key's index). Links keep their rowid: it is their order.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS bank_namespaces (
     name TEXT PRIMARY KEY,
@@ -77,13 +80,13 @@ CREATE TABLE IF NOT EXISTS bank_features (
     key TEXT NOT NULL,
     vec BLOB NOT NULL,
     PRIMARY KEY (namespace, id, key)
-);
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS bank_traces (
     trace_id INTEGER PRIMARY KEY AUTOINCREMENT,
     namespace TEXT NOT NULL,
     kind TEXT NOT NULL,
     created TEXT NOT NULL,
-    body TEXT NOT NULL
+    body BLOB NOT NULL  -- zlib-compressed JSON (see _pack_trace), plain JSON text in older banks
 );
 CREATE INDEX IF NOT EXISTS bank_traces_ns ON bank_traces(namespace, trace_id);
 CREATE TABLE IF NOT EXISTS bank_trace_refs (
@@ -91,7 +94,7 @@ CREATE TABLE IF NOT EXISTS bank_trace_refs (
     namespace TEXT NOT NULL,
     record_id TEXT NOT NULL,
     PRIMARY KEY (trace_id, record_id)
-);
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS bank_trace_refs_rec ON bank_trace_refs(namespace, record_id);
 CREATE TABLE IF NOT EXISTS bank_intents (
     namespace TEXT NOT NULL,
@@ -164,6 +167,65 @@ def connect_wal(path: str, *, busy_ms: int = 30000, synchronous: str = "NORMAL")
         conn.close()
         raise
     return conn
+
+
+_TRACE_MAGIC = b"z1"  # a trace body stored compressed: magic + zlib(JSON) with the preset dictionary below
+#: zlib's preset dictionary for trace bodies: the keys and words every write and query trace
+#: repeats, so a one-line write's trace compresses to ~200 bytes instead of ~530. Never edit it:
+#: stored traces need it to decompress (a new dictionary takes a new magic).
+_TRACE_DICT = (
+    b'"query":"","namespace":"","profile":{"view":"current","guards":{"temporal":false},"cues":[]},"pool":[{"id":"r",'
+    b'"bucket":"seed","score":0.,"source":"host#1"}],"prerank":[],"controller":{"mode":"off","status":"off",'
+    b'"applied":false},"packet":[],"labelled":[{"id":"r","label":"","text":"","state":"plain","note":""}],'
+    b'"prompt":[{"role":"system","content":""},{"role":"user","content":""}],"answer":"","check":{"suspect":false,'
+    b'"reason":"consistent with the view","stale_words":[],"drop":[],"hint":"","first_pass":"host","first_answer":"",'
+    b'"reasked":false},"sources":{},"config":{"k":5,"gate":"sentry","llm":"","packet_mode":"checked"},'
+    b'"timings":{"retrieve_s":0.0,"controller_s":0.0,"controller_llm_s":0.0,"qa_llm_s":0.0,"non_llm_s":0.0,'
+    b'"search_s":0.0,"gate_s":0.0,"judge_s":0.0,"judge_llm_s":0.0,"commit_s":0.0,"total_s":0.0,"plan_attempts":1.0}'
+    b'{"kind":"write","audit":"audited","record_id":"r","host_id":"h","gate":"cosine","candidates":[{"id":"r",'
+    b'"status":"active","source":"host#1","a":0.,"b":null,"d":null,"escalate":true},{"id":"r","status":"active",'
+    b'"source":"head<-r","a":0.,"b":0.,"d":0.,"escalate":false}],"judge":[{"old_id":"r","status":"skipped",'
+    b'"verdict":{"same_attribute":null,"old_still_true":null,"action":"supersede","conflict_status":"conflict",'
+    b'"conflict_type":"temporal_update","links":["supersedes"],"reason":"fallback rule (rule judge): same topic, '
+    b'change wording","transition_summary":"","old_state":"","clarification_needed":false,"same_value":null,'
+    b'"confidence":0.},"fallback":true,"raw":"","error":"rule judge","latency_s":0.0}],"changes":[{"action":'
+    b'"supersede","old_id":"r"}],"slot":"r","status":"active","timings":{"search_s":0.0,"gate_s":0.0,"judge_s":0.0,'
+    b'"judge_llm_s":0.0,"commit_s":0.0,"total_s":0.0,"plan_attempts":1.0}}'
+)
+
+
+def _pack_trace(body: Mapping[str, Any]) -> bytes:
+    """A trace body as stored: compact JSON, zlib-compressed with the preset dictionary."""
+    z = zlib.compressobj(9, zdict=_TRACE_DICT)
+    return _TRACE_MAGIC + z.compress(json.dumps(body, default=str, separators=(",", ":")).encode()) + z.flush()
+
+
+def _trace_text(raw: bytes | str) -> str:
+    if isinstance(raw, (bytes, memoryview)):
+        raw = bytes(raw)
+        if raw.startswith(_TRACE_MAGIC):
+            z = zlib.decompressobj(zdict=_TRACE_DICT)
+            return (z.decompress(raw[len(_TRACE_MAGIC):]) + z.flush()).decode()
+        return raw.decode()
+    return raw  # written before traces were compressed
+
+
+def unpack_trace(raw: bytes | str) -> dict[str, Any]:
+    """A stored trace body (compressed or, from older banks, plain JSON) as a dict."""
+    return json.loads(_trace_text(raw))
+
+
+def _pack_vec(vec: Any) -> bytes:
+    """A cached gate feature row as stored: float16 (half the bytes; scores move by < 1e-3)."""
+    return np.asarray(vec, dtype=np.float16).tobytes()
+
+
+def _unpack_vec(blob: bytes, dim: int) -> np.ndarray | None:
+    """float16 rows, or float32 rows from older banks; None when the width is not ``dim``."""
+    for dtype in (np.float16, np.float32):
+        if len(blob) == dim * np.dtype(dtype).itemsize:
+            return np.frombuffer(blob, dtype=dtype).astype(np.float32)
+    return None
 
 
 class _RowConn:
@@ -442,7 +504,7 @@ class StateBank:
                 self._link(db, ns, src, typ, dst)
             for key, vec in (features or {}).items():
                 db.execute("INSERT OR REPLACE INTO bank_features(namespace, id, key, vec) VALUES (?,?,?,?)",
-                           (ns, rec.id, key, np.asarray(vec, dtype=np.float32).tobytes()))
+                           (ns, rec.id, key, _pack_vec(vec)))
             self._check_slots(db, ns, {slot} | {o["slot"] for o in olds.values()})
         stored = self.get(ns, rec.id)
         assert stored is not None
@@ -489,8 +551,8 @@ class StateBank:
         for chunk in _chunks(list(ids), 500):
             q = f"SELECT id, vec FROM bank_features WHERE namespace=? AND key=? AND id IN ({','.join('?' * len(chunk))})"
             for rid, blob in self._db.execute(q, (namespace, key, *chunk)):
-                v = np.frombuffer(blob, dtype=np.float32)
-                if v.shape[0] == dim:
+                v = _unpack_vec(blob, dim)
+                if v is not None:
                     out[rid] = v
         return out
 
@@ -498,7 +560,7 @@ class StateBank:
         with self._tx() as db:
             for rid, vec in rows.items():
                 db.execute("INSERT OR REPLACE INTO bank_features(namespace, id, key, vec) VALUES (?,?,?,?)",
-                           (namespace, rid, key, np.asarray(vec, dtype=np.float32).tobytes()))
+                           (namespace, rid, key, _pack_vec(vec)))
 
     # ------------------------------------------------------------------ intents
     def open_intent(self, namespace: str) -> str:
@@ -536,8 +598,7 @@ class StateBank:
             return 0
         with self._tx() as db:
             cur = db.execute("INSERT INTO bank_traces(namespace, kind, created, body) VALUES (?,?,?,?)",
-                             (namespace, kind, datetime.now(timezone.utc).isoformat(),
-                              json.dumps(body, default=str, separators=(",", ":"))))
+                             (namespace, kind, datetime.now(timezone.utc).isoformat(), _pack_trace(body)))
             tid = int(cur.lastrowid)
             db.executemany("INSERT OR IGNORE INTO bank_trace_refs(trace_id, namespace, record_id) VALUES (?,?,?)",
                            [(tid, namespace, rid) for rid in dict.fromkeys(record_ids)])
@@ -556,7 +617,7 @@ class StateBank:
             args.append(kind)
         q += " ORDER BY trace_id DESC LIMIT ?"
         args.append(limit)
-        return [{"trace_id": r[0], "kind": r[1], "created": r[2], "body": json.loads(r[3])}
+        return [{"trace_id": r[0], "kind": r[1], "created": r[2], "body": unpack_trace(r[3])}
                 for r in self._db.execute(q, args)]
 
     # -------------------------------------------------------------------- erase
@@ -581,11 +642,14 @@ class StateBank:
                 db.execute(f"DELETE FROM bank_links WHERE namespace=? AND (src IN ({marks}) OR dst IN ({marks}))",
                            (namespace, *chunk, *chunk))
                 db.execute(f"DELETE FROM bank_features WHERE namespace=? AND id IN ({marks})", (namespace, *chunk))
-            for text in texts:
-                # traces that copied the text without naming the record (a prompt, an answer, a host row)
-                needles = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]}
-                tids = [r[0] for n in needles for r in db.execute(
-                    "SELECT trace_id FROM bank_traces WHERE namespace=? AND instr(body, ?) > 0", (namespace, n))]
+            if texts:
+                # traces that copied a text without naming the record (a prompt, an answer, a host
+                # row); bodies are compressed, so they are read here (erase is rare, writes are not)
+                needles = {n for text in texts
+                           for n in (text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1])}
+                tids = [tid for tid, body in db.execute("SELECT trace_id, body FROM bank_traces WHERE namespace=?",
+                                                        (namespace,))
+                        if any(n in _trace_text(body) for n in needles)]
                 self._delete_traces(db, tids)
             if texts:  # transition summaries of other records that quote an erased record
                 for r in db.execute("SELECT id, transition FROM bank_records WHERE namespace=? AND transition IS NOT NULL",

@@ -499,7 +499,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     confidence = round(min(0.99, 0.5 + 0.25 * min(cover, 1.0) + 0.1 * (numbers or named) + 0.15 * a), 4)
     ctype = "explicit_negation" if NEGATION_WORDS.search(new.text) else "temporal_update"
     return Verdict(reason=f"fallback rule ({why}): same topic, change wording", conflict_status="conflict",
-                   conflict_type=ctype, action="supersede", links=["supersedes"], old_state=old.text[:300],
+                   conflict_type=ctype, action="supersede", links=["supersedes"],
                    confidence=confidence)
 
 

@@ -282,13 +282,13 @@ def to_verdict(pred: Prediction, old: Record, new: Record):
         ctype = max(_CHANGE_TYPES, key=lambda t: cp.get(t, 0.0))
         return Verdict(same_attribute=True, old_still_true=False, action="supersede", conflict_status="conflict",
                        conflict_type=ctype, links=["supersedes"], reason=f"verdict model: {ctype} ({probs})",
-                       old_state=old.text[:300], confidence=round(pred.confidence, 4))
+                       confidence=round(pred.confidence, 4))
     if a == "transition":
         summary = f"{old.text.strip()[:140]} -> {new.text.strip()[:150]}"
         return Verdict(same_attribute=True, old_still_true=False, action="transition", conflict_status="conflict",
                        conflict_type="temporal_update", links=["evolves_from"],
                        reason=f"verdict model: change under way ({probs})", transition_summary=summary[:300],
-                       old_state=old.text[:300], confidence=round(pred.confidence, 4))
+                       confidence=round(pred.confidence, 4))
     if a == "scoped_exception":
         return Verdict(same_attribute=True, old_still_true=True, action="scoped_exception", conflict_status="conflict",
                        conflict_type="scope_mismatch", links=["scoped_exception"],

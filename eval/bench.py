@@ -264,7 +264,9 @@ def bench_storage(args: argparse.Namespace) -> dict[str, Any]:
         ov.bank.compact()
         db = sqlite3.connect(path)
         tables: dict[str, int] = {}
+        owners = {"overlay": 0, "host": 0, "sqlite": 0}  # the bank's tables and indexes vs the host's
         for name, size in db.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name"):
+            owners["overlay" if "bank_" in name else "host" if "host" in name else "sqlite"] += int(size)
             key = name.split("_fts_")[0] + "_fts" if "_fts_" in name else name
             key = "indexes/internal" if key.startswith("sqlite_") or key.startswith("bank_records_") or \
                 key.startswith("bank_links_") or key.startswith("bank_traces_") or key.startswith("bank_trace_refs_") else key
@@ -281,6 +283,8 @@ def bench_storage(args: argparse.Namespace) -> dict[str, Any]:
         "file_bytes": file_bytes, "wal_bytes_after_checkpoint": wal_bytes, "text_bytes": text_bytes,
         "bytes_per_record": round(file_bytes / n), "overhead_bytes_per_record": round((file_bytes - text_bytes) / n),
         "embedding_bytes_per_copy": int(embedder.dim) * 4,
+        # what the overlay adds beyond the host's own rows (issue 12 target: <= 2 KB per record)
+        "overlay_bytes_per_record": round(owners["overlay"] / n), "host_bytes_per_record": round(owners["host"] / n),
         "tables_bytes_per_record": {k: round(v / n) for k, v in sorted(tables.items(), key=lambda kv: -kv[1])},
     }
     print(json.dumps(result, indent=1))

@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from atma.bank import unpack_trace
+
 __all__ = ["count_orphans", "main", "run_concurrent", "run_kills"]
 
 _WRITER = r"""
@@ -67,10 +69,10 @@ def count_orphans(path: str | os.PathLike[str]) -> dict[str, int]:
             return {"orphan_host_rows": 0, "records_without_trace": 0, "records": 0, "host_rows": 0}
         host = db.execute("SELECT COUNT(*) FROM host_items h WHERE NOT EXISTS "
                           "(SELECT 1 FROM bank_records b WHERE b.host_id = 'h' || h.seq)").fetchone()[0]
-        untraced = db.execute(
-            "SELECT COUNT(*) FROM bank_records r WHERE NOT EXISTS (SELECT 1 FROM bank_trace_refs t JOIN bank_traces x "
-            "ON x.trace_id = t.trace_id WHERE t.record_id = r.id AND t.namespace = r.namespace AND x.kind = 'write' "
-            "AND json_extract(x.body, '$.record_id') = r.id)").fetchone()[0]
+        traced = set()  # (namespace, record id) of each write trace (bodies are compressed: read here)
+        for ns, body in db.execute("SELECT namespace, body FROM bank_traces WHERE kind = 'write'"):
+            traced.add((ns, unpack_trace(body).get("record_id")))
+        untraced = sum(1 for key in db.execute("SELECT namespace, id FROM bank_records") if tuple(key) not in traced)
         n = db.execute("SELECT COUNT(*) FROM bank_records").fetchone()[0]
         rows = db.execute("SELECT COUNT(*) FROM host_items").fetchone()[0]
     finally:

@@ -69,3 +69,38 @@ def test_cli_write_trace_reads_texts_from_the_bank(tmp_path, capsys):
     assert main(["--db", str(path), "trace", "--ns", "u", "--kind", "write"]) == 0
     out = capsys.readouterr().out
     assert "record r2: I moved to Bristol" in out and "candidate r1 (host#1)" in out and "flat in Leeds" in out
+
+
+def test_overlay_adds_at_most_2_kb_per_record_beyond_the_host(tmp_path):
+    # issue 12 item 6: compressed traces (a preset zlib dictionary), float16 gate features and
+    # WITHOUT ROWID key tables; the full figure: python -m eval.bench storage --records 1000 --embedder hash
+    import argparse
+
+    from eval.bench import bench_storage
+
+    out = bench_storage(argparse.Namespace(records=300, embedder="hash", trace_keep=None, seed=0, json=None))
+    assert out["overlay_bytes_per_record"] <= 2048, out
+
+
+def test_traces_and_features_round_trip_and_older_plain_rows_still_read(tmp_path):
+    import sqlite3
+
+    import numpy as np
+
+    from atma.bank import StateBank, unpack_trace
+
+    bank = StateBank(str(tmp_path / "b.db"))
+    body = {"kind": "query", "query": "Where do I live now?", "answer": "Bristol ✓", "n": [1, 2.5, None]}
+    tid = bank.save_trace("u", "query", body, [])
+    raw = bank.connection.execute("SELECT body FROM bank_traces WHERE trace_id=?", (tid,)).fetchone()[0]
+    assert isinstance(raw, bytes) and len(raw) < len(json.dumps(body)) and unpack_trace(raw) == body
+    # a bank written before compression: plain JSON text bodies, float32 features
+    bank.connection.execute("INSERT INTO bank_traces(namespace, kind, created, body) VALUES ('u','query','t',?)",
+                            (json.dumps({"query": "old"}),))
+    vec = np.arange(8, dtype=np.float32) / 10
+    bank.connection.execute("INSERT INTO bank_features(namespace, id, key, vec) VALUES ('u','r9','k',?)",
+                            (sqlite3.Binary(vec.tobytes()),))
+    assert bank.traces("u", limit=1)[0]["body"] == {"query": "old"}
+    assert np.allclose(bank.features("u", ["r9"], "k", 8)["r9"], vec)
+    bank.put_features("u", {"r8": vec}, "k")
+    assert np.allclose(bank.features("u", ["r8"], "k", 8)["r8"], vec, atol=1e-3)

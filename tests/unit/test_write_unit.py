@@ -14,6 +14,7 @@ from atma import ATMAOverlay, OverlayConfig
 from atma.records import Status
 from atma.sentry import CosineGate
 from atma.testing import HashEmbedder, ScriptedLLM
+from eval.writers import count_orphans
 
 SUPERSEDE = json.dumps({"same_attribute": True, "old_still_true": False, "action": "supersede",
                         "conflict_status": "conflict", "conflict_type": "temporal_update", "links": ["supersedes"],
@@ -29,18 +30,8 @@ def overlay(path, emb=None):
 
 def orphans(path) -> tuple[int, int, int]:
     """(host rows without a bank record, records without a write trace, records) in the file."""
-    db = sqlite3.connect(str(path))
-    try:
-        host = db.execute("SELECT COUNT(*) FROM host_items h WHERE NOT EXISTS "
-                          "(SELECT 1 FROM bank_records b WHERE b.host_id = 'h' || h.seq)").fetchone()[0]
-        untraced = db.execute(
-            "SELECT COUNT(*) FROM bank_records r WHERE NOT EXISTS (SELECT 1 FROM bank_trace_refs t JOIN bank_traces x "
-            "ON x.trace_id = t.trace_id WHERE t.record_id = r.id AND t.namespace = r.namespace AND x.kind = 'write' "
-            "AND json_extract(x.body, '$.record_id') = r.id)").fetchone()[0]
-        n = db.execute("SELECT COUNT(*) FROM bank_records").fetchone()[0]
-    finally:
-        db.close()
-    return host, untraced, n
+    out = count_orphans(path)
+    return out["orphan_host_rows"], out["records_without_trace"], out["records"]
 
 
 def test_builtin_host_and_bank_share_one_connection(tmp_path):
