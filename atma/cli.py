@@ -272,6 +272,26 @@ def cmd_erase(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval_main() -> Any:
+    """``eval.cli.main`` of the checkout this ``atma`` package lives in, or None.
+
+    The wheel installs ``atma`` and ``adapters`` only; the benchmarks (``eval/``) and the
+    training scripts (``training/``) run from the repository. An editable install's package
+    sits in the checkout, so its ``eval/`` is found even when the ``atma`` console script runs
+    from another directory (its ``sys.path`` starts at the script's folder, not the cwd)."""
+    try:
+        from eval.cli import main as eval_main  # type: ignore[import-not-found]
+    except ModuleNotFoundError as e:
+        if e.name not in ("eval", "eval.cli"):
+            raise
+        root = Path(__file__).resolve().parent.parent
+        if not (root / "eval" / "cli.py").is_file():
+            return None
+        sys.path.insert(0, str(root))
+        from eval.cli import main as eval_main  # type: ignore[import-not-found]
+    return eval_main
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["demo"]:
@@ -279,8 +299,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return _guard(lambda: demo_main(argv[1:]))
     if argv[:1] == ["eval"]:
-        from eval.cli import main as eval_main  # type: ignore[import-not-found]
-
+        eval_main = _eval_main()
+        if eval_main is None:
+            print("atma: error: `atma eval` runs from a checkout of the repository (the wheel ships `atma` and "
+                  "`adapters` only): git clone the project, `bash scripts/setup.sh`, then run it there", file=sys.stderr)
+            return 2
         return _guard(lambda: eval_main(argv[1:]))
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
