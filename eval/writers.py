@@ -23,10 +23,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from atma.bank import unpack_trace
 
-__all__ = ["count_orphans", "main", "run_concurrent", "run_kills"]
+__all__ = ["count_orphans", "main", "run_concurrent", "run_kills", "run_open_race"]
 
 _WRITER = r"""
 import json, random, sys
@@ -145,6 +146,44 @@ def _active(path: str) -> int:
         db.close()
 
 
+def _open_once(path: str, start: float, way: str) -> None:
+    """One process opening ``path`` at ``start``: the shipped way (connect_wal) or the old one
+    (busy timeout only after the WAL switch, no retry)."""
+    while time.time() < start:
+        pass
+    if way == "old":
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+    else:
+        from atma.bank import connect_wal
+
+        conn = connect_wal(path)
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("CREATE TABLE IF NOT EXISTS t (a)")
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def run_open_race(folder: str, procs: int, files: int, way: str = "new") -> dict[str, Any]:
+    """``procs`` processes open each of ``files`` new files at the same instant; count failures."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    failed = 0
+    for i in range(files):
+        path, start = str(Path(folder) / f"race-{i}.db"), time.time() + 0.2
+        for suffix in ("", "-wal", "-shm"):
+            Path(path + suffix).unlink(missing_ok=True)
+        ps = [ctx.Process(target=_open_once, args=(path, start, way)) for _ in range(procs)]
+        for p in ps:
+            p.start()
+        for p in ps:
+            p.join(60)
+        failed += sum(p.exitcode != 0 for p in ps)
+    return {"way": way, "openings": procs * files, "failed": failed, "errors": failed}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.writers", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -157,12 +196,22 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--adds", type=int, default=1000)
     c.add_argument("--db", required=True, help="a new file (it is replaced)")
     c.add_argument("--seed", type=int, default=1)
+    o = sub.add_parser("open-race", help="N processes opening one new file at the same instant, file after file")
+    o.add_argument("--procs", type=int, default=4)
+    o.add_argument("--files", type=int, default=40)
+    o.add_argument("--way", choices=("new", "old"), default="new",
+                   help="new: atma.bank.connect_wal; old: busy timeout after the WAL switch, no retry")
+    o.add_argument("--dir", required=True, help="a folder for the files")
     args = ap.parse_args(argv)
-    for suffix in ("", "-wal", "-shm"):
-        Path(args.db + suffix).unlink(missing_ok=True)
     t0 = time.perf_counter()
-    out = run_kills(args.db, args.rounds, seed=args.seed) if args.cmd == "kill" else \
-        run_concurrent(args.db, args.procs, args.adds, seed=args.seed)
+    if args.cmd == "open-race":
+        Path(args.dir).mkdir(parents=True, exist_ok=True)
+        out = run_open_race(args.dir, args.procs, args.files, args.way)
+    else:
+        for suffix in ("", "-wal", "-shm"):
+            Path(args.db + suffix).unlink(missing_ok=True)
+        out = run_kills(args.db, args.rounds, seed=args.seed) if args.cmd == "kill" else \
+            run_concurrent(args.db, args.procs, args.adds, seed=args.seed)
     out["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(out, indent=1))
     bad = out.get("orphan_host_rows_seen", 0) + out.get("records_without_trace_seen", 0) + \
