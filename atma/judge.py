@@ -473,7 +473,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     themself (first person) in wording that says a state ended or was replaced, about what the
     old record said: the pair is topically close (``score.a``) and the new text shares a
     content word with the old one or both state a number (very close pairs need no shared
-    word). Otherwise none: chit-chat, reactions to the other person ("No doubts, you have such
+    word), and the old text speaks about its speaker too. Otherwise none: chit-chat, reactions to the other person ("No doubts, you have such
     a caring heart!") and news about another topic change nothing.
     """
     same_person = not old.speaker or not new.speaker or old.speaker == new.speaker
@@ -485,6 +485,10 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     if not same_person or a < FALLBACK_ANCHORED_TOPIC or not (strong or _ENDED_WEAK.search(said)):
         return none
     if not _FIRST_PERSON.search(said):
+        return none
+    # The old text must say something about its speaker ("I", "my", "we"): a greeting, a question
+    # or a remark about the other person ("Wow! What got you into running?") holds no state to end.
+    if not _FIRST_PERSON.search(old.text):
         return none
     shared, cover, numbers, named = lexical_anchor(old.text, new.text, (old.speaker, new.speaker))
     if strong:  # the new text names what the old one said, or both give a number on one topic

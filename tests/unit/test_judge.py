@@ -121,6 +121,12 @@ _RULE_NO_CHANGE = [
     ("I went to a pottery class last week, so relaxing.", "I feel the same way about art, it helps us connect."),
     ("My sister lives in Porto.", "My brother moved to Lyon last spring."),  # another person's news, no anchor
     ("I love my morning run by the canal.", "You ran a marathon? That's amazing, I'm so proud of you!"),
+    # the old text holds no state of its speaker: a question, a greeting, a remark about the other person
+    ("Wow! What got you into running?", "Trail running was my thing for ages, but it's surfing these days."),
+    ("Hey Sam! Good to talk to you again. Anything new since last time?",
+     "Hey Sam, I've moved on from the old job, I work at the bakery now."),
+    ("Glad the photo made you feel that way. Cherish those little moments!",
+     "I used to hate photos of myself, but now I love taking them."),
 ]
 
 
