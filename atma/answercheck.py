@@ -85,10 +85,11 @@ class AnswerCheck:
     stale_words: tuple[str, ...] = ()
     drop: tuple[str, ...] = ()  # packet rows of the wrong state, left out of the re-ask
     hint: str = ""
+    want: tuple[str, ...] = ()  # the chain's record of the asked state, shown in a focused re-ask
 
     def to_json(self) -> dict[str, object]:
         return {"suspect": self.suspect, "reason": self.reason, "stale_words": list(self.stale_words),
-                "drop": list(self.drop), "hint": self.hint}
+                "drop": list(self.drop), "want": list(self.want), "hint": self.hint}
 
 
 def about_question(query: str, pairs: Sequence[tuple[Record, Record]]) -> list[tuple[Record, Record]]:
@@ -134,13 +135,13 @@ def check_answer(answer: str, query: str, view: str, pairs: Sequence[tuple[Recor
         if view == "current" and earlier_named and not (said & later):
             words = _surface(answer, sorted(earlier_named))
             return AnswerCheck(True, f"current question answered with the earlier state of {old.id}", words,
-                               drop=(old.id,),
+                               drop=(old.id,), want=(new.id,),
                                hint=f"Note: {', '.join(words)} is the earlier state, no longer true; "
                                     "answer with what is true now.")
         if view == "historical" and (said & later) and not (said & (earlier | shared_old)):
             words = _surface(answer, sorted(said & later))
             return AnswerCheck(True, f"historical question answered with the later state of {new.id}", words,
-                               drop=(new.id,),
+                               drop=(new.id,), want=(old.id,),
                                hint=f"Note: {', '.join(words)} is the later state; the question asks about the "
                                     "earlier one.")
     return AnswerCheck(False, "consistent with the view")

@@ -78,6 +78,11 @@ class OverlayConfig:
     # Re-ask once, without the wrong-state rows, when the answer names only a value of the
     # state the question did not ask for (resolved packets).
     answer_check: bool = True
+    # What a checked answer's re-ask shows. "focused": the host's own rows without the stale
+    # row, with the chain's record of the asked state added (found one link from the host's
+    # rows even when its search missed it). "resolved": the resolved packet of ``retrieve``
+    # (its hops can hold other slots' values, which the small reader picks).
+    reask_packet: Literal["focused", "resolved"] = "focused"
     # Only the chains of the host's first N hits are resolved (shaped and noted); other hits
     # are shown as the host ranked them. None resolves every hit's chain.
     resolve_top: int | None = 2
@@ -93,7 +98,8 @@ class OverlayConfig:
 
     def __post_init__(self) -> None:
         for name, allowed in (("packet_mode", ("resolved", "labelled", "control", "checked")), ("packet_order", ("retrieval", "time")),
-                              ("prerank", ("interleave", "bucket"))):
+                              ("prerank", ("interleave", "bucket")),
+                              ("reask_packet", ("focused", "resolved"))):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"OverlayConfig.{name} must be one of {', '.join(allowed)}; "
                                  f"got {getattr(self, name)!r}")
@@ -754,6 +760,24 @@ class ATMAOverlay:
         shown = fit_packet(packet, lambda recs: build(recs), budget)
         msgs = build(shown)
         t1 = _time.perf_counter()
+        if first is not None and cfg.reask_packet == "focused":
+            # the host's answer named a stale value: its own rows without the stale one, the record
+            # of the asked state first, with the hint
+            chk = first["check"]
+            focus = [first["records"][i] for i in chk.want if i in first["records"]]
+            focus += [r for r in first["shown"] if r.id not in set(chk.drop) and r.id not in set(chk.want)]
+            plain_rows = lambda recs: state_rows(self._shown_order(recs, temporal), {},  # noqa: E731
+                                                 with_time=cfg.with_time)
+            ask = lambda recs: resolved_messages(query, view, plain_rows(recs), hint=chk.hint,  # noqa: E731
+                                                 temporal=temporal)
+            keep = fit_packet(focus, ask, budget)
+            text, llm_s, msgs, shown = self._ask(ask(keep), keep, ask)
+            llm_s += first["llm_s"]
+            check = {**chk.to_json(), "first_pass": "host", "first_answer": first["answer"], "reasked": True,
+                     "reask_packet": "focused", "final_answer": text}
+            fpart = {**part, "sources": {r.id: ("asked state" if r.id in chk.want else "host")
+                                         for r in shown}}
+            return self._finish(query, fpart, shown, plain_rows(shown), msgs, text, llm_s, t0, t1, check, k)
         if first is not None:  # the host's answer named a stale value: ask the resolved packet, with the hint
             chk = first["check"]
             keep = [r for r in shown if r.id not in set(chk.drop)] or shown
@@ -830,7 +854,9 @@ class ATMAOverlay:
         _related, pairs = self._chain_pairs([r for r in top if not r.id.startswith("host:")], None)
         chk = check_answer(text, query, view, pairs)
         rows = state_rows(self._shown_order(shown, temporal), {}, with_time=cfg.with_time)
-        return {"answer": text, "check": chk, "shown": shown, "rows": rows, "msgs": msgs, "llm_s": llm_s, "t1": t1}
+        records = {r.id: replace(r, status=Status.UNKNOWN, links=()) for pair in pairs for r in pair}
+        return {"answer": text, "check": chk, "shown": shown, "rows": rows, "msgs": msgs, "llm_s": llm_s, "t1": t1,
+                "records": records}
 
     def _shown_order(self, recs: Sequence[Record], by_event: bool = False) -> list[Record]:
         """Rows in the order the reader sees them; for "when" questions, by when the event

@@ -226,3 +226,36 @@ def test_checked_mode_sees_a_predecessor_the_host_did_not_retrieve():
     ov.add("Big news: I moved to Bristol last weekend.", time="2024-06-02T10:00", speaker="Dana")
     a = ov.answer("Where did I live before I moved?")
     assert a.trace.check["first_answer"] == "Bristol" and a.trace.check["reasked"] and a.answer == "Leeds"
+
+
+def test_focused_reask_shows_the_asked_state_and_the_host_rows_only():
+    # the host finds only the stale row (top 1); the re-ask must show the replacing record, not the
+    # resolved packet's hops (a row of another slot that the reader could pick)
+    class TopOne(InMemoryHost):
+        def search(self, query, *, namespace="default", k=10):
+            return super().search(query, namespace=namespace, k=1)
+
+    emb = HashEmbedder()
+    prompts = []
+
+    def qa(m):
+        prompts.append(m[1]["content"])
+        return "Bristol" if "Bristol" in m[1]["content"] else "Leeds"
+
+    def make_focused(mode):
+        llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question": qa})
+        ov = ATMAOverlay(TopOne(embedder=emb), namespace="u", llm=llm, judge_llm=llm,
+                         gate=CosineGate(emb, threshold=0.0),
+                         config=OverlayConfig(packet_mode="checked", reask_packet=mode))
+        ov.add("I live in Leeds, in a flat by the canal.", time="2024-01-10T10:00", speaker="Dana")
+        ov.add("I no longer live in Leeds: I moved to Bristol last weekend.", time="2024-06-02T10:00",
+               speaker="Dana")
+        return ov
+
+    ov = make_focused("focused")
+    a = ov.answer("Where do I live in a flat now?")
+    assert a.trace.check["first_answer"] == "Leeds" and a.trace.check["reasked"] and a.answer == "Bristol"
+    assert a.trace.check["want"] == ["r2"] and [r.id for r in a.packet] == ["r2"]
+    assert "Bristol" in prompts[-1] and "flat by the canal" not in prompts[-1]
+    with __import__("pytest").raises(ValueError, match="reask_packet"):
+        OverlayConfig(reask_packet="wide")
