@@ -11,8 +11,8 @@ one-line hint naming the stale value. The trace records the check either way.
 
 Numbers are values ("35 minutes" -> "35"), so a stale count or time is caught like a stale
 name. Only chains about the question count: when the question names a speaker of the
-chains, only that speaker's chains; and a chain must share a content word with the
-question (another person's "6 books -> 4 books" never judges an answer about oneself).
+chains, only that speaker's chains; and a chain must share a content word or an attribute
+family with the question (another person's "6 books -> 4 books" never judges an answer about oneself).
 
 >>> from atma.records import Record, Link, LinkType, Status
 >>> old = Record(id="r1", namespace="n", text="My favourite drink is matcha.", status=Status.SUPERSEDED,

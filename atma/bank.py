@@ -43,7 +43,8 @@ __all__ = ["BankError", "InvariantError", "StateBank", "UnknownNamespace", "chec
 log = logging.getLogger(__name__)
 
 # Feature and trace-reference rows are small and found by their keys: WITHOUT ROWID tables
-# store each once, in its primary-key tree (no separate rowid table beside the key's index). Links keep their rowid: it is their order.
+# store each once, in its primary-key tree (no separate rowid table beside the key's index).
+# Links keep their rowid: it is their order.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS bank_namespaces (
     name TEXT PRIMARY KEY,

@@ -473,8 +473,9 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     themself (first person) in wording that says a state ended or was replaced, about what the
     old record said: the pair is topically close (``score.a``) and the new text shares a
     content word with the old one or both state a number (very close pairs need no shared
-    word), and the old text speaks about its speaker too. Otherwise none: chit-chat, reactions to the other person ("No doubts, you have such
-    a caring heart!") and news about another topic change nothing.
+    word), and the old text speaks about its speaker too. Otherwise none: chit-chat, reactions
+    to the other person ("No doubts, you have such a caring heart!") and news about another
+    topic change nothing.
     """
     same_person = not old.speaker or not new.speaker or old.speaker == new.speaker
     a = score.a if score is not None else 0.0

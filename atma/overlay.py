@@ -741,6 +741,8 @@ class ATMAOverlay:
                 return self._finish(query, host_part, first["shown"], first["rows"], first["msgs"], first["answer"],
                                     first["llm_s"], t0, first["t1"], {**first["check"].to_json(), "first_pass": "host",
                                                                        "first_answer": first["answer"], "reasked": False}, k)
+            if cfg.reask_packet == "focused":  # no resolved packet is built for this re-ask
+                return self._focused_reask(query, part, first, t0, k)
         budget = self._prompt_budget()
         check: dict[str, Any] = {}
         if cfg.packet_mode in ("resolved", "control", "checked"):
@@ -760,24 +762,6 @@ class ATMAOverlay:
         shown = fit_packet(packet, lambda recs: build(recs), budget)
         msgs = build(shown)
         t1 = _time.perf_counter()
-        if first is not None and cfg.reask_packet == "focused":
-            # the host's answer named a stale value: its own rows without the stale one, the record
-            # of the asked state first, with the hint
-            chk = first["check"]
-            focus = [first["records"][i] for i in chk.want if i in first["records"]]
-            focus += [r for r in first["shown"] if r.id not in set(chk.drop) and r.id not in set(chk.want)]
-            plain_rows = lambda recs: state_rows(self._shown_order(recs, temporal), {},  # noqa: E731
-                                                 with_time=cfg.with_time)
-            ask = lambda recs: resolved_messages(query, view, plain_rows(recs), hint=chk.hint,  # noqa: E731
-                                                 temporal=temporal)
-            keep = fit_packet(focus, ask, budget)
-            text, llm_s, msgs, shown = self._ask(ask(keep), keep, ask)
-            llm_s += first["llm_s"]
-            check = {**chk.to_json(), "first_pass": "host", "first_answer": first["answer"], "reasked": True,
-                     "reask_packet": "focused", "final_answer": text}
-            fpart = {**part, "sources": {r.id: ("asked state" if r.id in chk.want else "host")
-                                         for r in shown}}
-            return self._finish(query, fpart, shown, plain_rows(shown), msgs, text, llm_s, t0, t1, check, k)
         if first is not None:  # the host's answer named a stale value: ask the resolved packet, with the hint
             chk = first["check"]
             keep = [r for r in shown if r.id not in set(chk.drop)] or shown
@@ -817,6 +801,27 @@ class ATMAOverlay:
         self.bank.save_trace(self.namespace, "query", trace.to_json(), [row["id"] for row in part["pool"]],
                              keep=cfg.trace_keep)
         return Answer(text, trace, tuple(shown))
+
+    def _focused_reask(self, query: str, part: Mapping[str, Any], first: Mapping[str, Any], t0: float,
+                       k: int | None) -> Answer:
+        """The host's answer named a stale value: ask again from its own rows without the stale
+        one, the record of the asked state first, with the check's one-line hint."""
+        cfg, view, chk = self.config, part["view"], first["check"]
+        temporal = bool(part["profile"].get("guards", {}).get("temporal"))
+        focus = [first["records"][i] for i in chk.want if i in first["records"]]
+        focus += [r for r in first["shown"] if r.id not in set(chk.drop) and r.id not in set(chk.want)]
+        plain_rows = lambda recs: state_rows(self._shown_order(recs, temporal), {},  # noqa: E731
+                                             with_time=cfg.with_time)
+        ask = lambda recs: resolved_messages(query, view, plain_rows(recs), hint=chk.hint,  # noqa: E731
+                                             temporal=temporal)
+        keep = fit_packet(focus, ask, self._prompt_budget())
+        t1 = _time.perf_counter()
+        text, llm_s, msgs, shown = self._ask(ask(keep), keep, ask)
+        check = {**chk.to_json(), "first_pass": "host", "first_answer": first["answer"], "reasked": True,
+                 "reask_packet": "focused", "final_answer": text}
+        fpart = {**part, "sources": {r.id: ("asked state" if r.id in chk.want else "host") for r in shown}}
+        return self._finish(query, fpart, shown, plain_rows(shown), msgs, text, llm_s + first["llm_s"], t0, t1,
+                            check, k)
 
     def _host_first(self, query: str, k: int | None, part: Mapping[str, Any]) -> dict[str, Any]:
         """The host's own top-k rows and answer (its own prompt; ours over its rows when it has

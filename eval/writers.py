@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from atma.bank import unpack_trace
+from atma.bank import connect_wal, unpack_trace
 
 __all__ = ["count_orphans", "main", "run_concurrent", "run_kills", "run_open_race"]
 
@@ -156,8 +156,6 @@ def _open_once(path: str, start: float, way: str) -> None:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA busy_timeout=30000")
     else:
-        from atma.bank import connect_wal
-
         conn = connect_wal(path)
     conn.execute("BEGIN IMMEDIATE")
     conn.execute("CREATE TABLE IF NOT EXISTS t (a)")

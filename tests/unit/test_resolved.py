@@ -5,6 +5,8 @@ from __future__ import annotations
 import doctest
 import json
 
+import pytest
+
 import atma.answercheck
 import atma.profiler
 from atma import ATMAOverlay, OverlayConfig
@@ -206,24 +208,28 @@ def test_answer_check_reads_numbers_and_only_the_asked_person_s_chains():
         "no chain about the question"
 
 
+class _TopOne(InMemoryHost):
+    """A host whose search returns its single best row, whatever k is asked."""
+
+    def search(self, query, *, namespace="default", k=10):
+        return super().search(query, namespace=namespace, k=1)
+
+
+def top_one(qa, old, new, **cfg):
+    """A checked overlay over :class:`_TopOne` holding ``old`` then ``new`` (the Judge supersedes)."""
+    emb = HashEmbedder()
+    llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question": qa})
+    ov = ATMAOverlay(_TopOne(embedder=emb), namespace="u", llm=llm, judge_llm=llm,
+                     gate=CosineGate(emb, threshold=0.0), config=OverlayConfig(packet_mode="checked", **cfg))
+    ov.add(old, time="2024-01-10T10:00", speaker="Dana")
+    ov.add(new, time="2024-06-02T10:00", speaker="Dana")
+    return ov
+
+
 def test_checked_mode_sees_a_predecessor_the_host_did_not_retrieve():
     # the host's top hit is the new statement only; the old one is one link away in the bank
-    class TopOne(InMemoryHost):
-        def search(self, query, *, namespace="default", k=10):
-            return super().search(query, namespace=namespace, k=1)
-
-    emb = HashEmbedder()
-    asked = []
-
-    def qa(m):
-        asked.append(m[1]["content"])
-        return "Leeds" if "later state" in m[1]["content"] else "Bristol"
-
-    llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question": qa})
-    ov = ATMAOverlay(TopOne(embedder=emb), namespace="u", llm=llm, judge_llm=llm,
-                     gate=CosineGate(emb, threshold=0.0), config=OverlayConfig(packet_mode="checked"))
-    ov.add("I rent a flat in Leeds.", time="2024-01-10T10:00", speaker="Dana")
-    ov.add("Big news: I moved to Bristol last weekend.", time="2024-06-02T10:00", speaker="Dana")
+    ov = top_one(lambda m: "Leeds" if "later state" in m[1]["content"] else "Bristol",
+                 "I rent a flat in Leeds.", "Big news: I moved to Bristol last weekend.")
     a = ov.answer("Where did I live before I moved?")
     assert a.trace.check["first_answer"] == "Bristol" and a.trace.check["reasked"] and a.answer == "Leeds"
 
@@ -231,31 +237,17 @@ def test_checked_mode_sees_a_predecessor_the_host_did_not_retrieve():
 def test_focused_reask_shows_the_asked_state_and_the_host_rows_only():
     # the host finds only the stale row (top 1); the re-ask must show the replacing record, not the
     # resolved packet's hops (a row of another slot that the reader could pick)
-    class TopOne(InMemoryHost):
-        def search(self, query, *, namespace="default", k=10):
-            return super().search(query, namespace=namespace, k=1)
-
-    emb = HashEmbedder()
     prompts = []
 
     def qa(m):
         prompts.append(m[1]["content"])
         return "Bristol" if "Bristol" in m[1]["content"] else "Leeds"
 
-    def make_focused(mode):
-        llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question": qa})
-        ov = ATMAOverlay(TopOne(embedder=emb), namespace="u", llm=llm, judge_llm=llm,
-                         gate=CosineGate(emb, threshold=0.0),
-                         config=OverlayConfig(packet_mode="checked", reask_packet=mode))
-        ov.add("I live in Leeds, in a flat by the canal.", time="2024-01-10T10:00", speaker="Dana")
-        ov.add("I no longer live in Leeds: I moved to Bristol last weekend.", time="2024-06-02T10:00",
-               speaker="Dana")
-        return ov
-
-    ov = make_focused("focused")
+    ov = top_one(qa, "I live in Leeds, in a flat by the canal.",
+                 "I no longer live in Leeds: I moved to Bristol last weekend.", reask_packet="focused")
     a = ov.answer("Where do I live in a flat now?")
     assert a.trace.check["first_answer"] == "Leeds" and a.trace.check["reasked"] and a.answer == "Bristol"
     assert a.trace.check["want"] == ["r2"] and [r.id for r in a.packet] == ["r2"]
     assert "Bristol" in prompts[-1] and "flat by the canal" not in prompts[-1]
-    with __import__("pytest").raises(ValueError, match="reask_packet"):
+    with pytest.raises(ValueError, match="reask_packet"):
         OverlayConfig(reask_packet="wide")
