@@ -3,6 +3,11 @@ probes: QA accuracy and drift per row, per view, and the paired difference of ea
 the host alone with its 95% bootstrap interval.
 
     python -m eval.compare runs/dev-p0 runs/dev-p1 ... [--base host] [--json out.json]
+    python -m eval.compare runs/dev5 --reasks      # + what the answer check's re-asks did
+
+A re-ask tally pairs each re-asked probe's verdict with the base row's verdict on the same
+probe (in checked mode the first answer is the host's, so the base row stands for it):
+wrong -> right, right -> wrong, stale -> another wrong value, unchanged.
 """
 
 from __future__ import annotations
@@ -64,11 +69,74 @@ def summarise(rows: dict[str, dict[str, dict[str, Any]]], base: str) -> dict[str
     return res
 
 
+def _reasked_from_traces(run: Path, row: str) -> dict[str, bool]:
+    """(task, question) -> re-asked, read from the query traces stored in a run's work banks
+    (runs made before probe records carried the check)."""
+    from atma.bank import StateBank
+
+    out: dict[str, bool] = {}
+    for db in sorted((run / row / "work").glob("*.db")):
+        bank = StateBank(db)
+        try:
+            for ns in bank.namespaces():
+                for t in bank.traces(ns, kind="query", limit=1_000_000):
+                    body = t["body"]
+                    out[f"{ns}\0{body.get('query', '')}"] = bool((body.get("check") or {}).get("reasked"))
+        finally:
+            bank.close()
+    return out
+
+
+def reask_tally(runs: Sequence[Path], rows: dict[str, dict[str, dict[str, Any]]], row: str,
+                base: str) -> dict[str, Any]:
+    """What the re-asks of ``row`` did, against ``base`` on the same probes."""
+    keys = sorted(set(rows.get(row, {})) & set(rows.get(base, {})))
+    from_traces: dict[str, bool] = {}
+    if any("check" not in (rows[row][k].get("trace") or {}) for k in keys):
+        for run in runs:
+            from_traces.update(_reasked_from_traces(run, row))
+    tally = {"reasked": 0, "wrong -> right": 0, "right -> wrong": 0, "stale -> another wrong": 0,
+             "stale -> stale": 0, "same verdict": 0, "unknown": 0}
+    listed = []
+    for k in keys:
+        p, b = rows[row][k], rows[base][k]
+        chk = (p.get("trace") or {}).get("check")
+        if chk is not None:
+            re_asked = bool(chk.get("reasked"))
+        else:
+            got = from_traces.get(f"{p.get('task', '')}\0{p.get('question', '')}")
+            if got is None:
+                tally["unknown"] += 1
+                continue
+            re_asked = got
+        if not re_asked:
+            continue
+        tally["reasked"] += 1
+        a, h = p.get("verdict"), b.get("verdict")
+        if a == "correct" and h != "correct":
+            kind = "wrong -> right"
+        elif h == "correct" and a != "correct":
+            kind = "right -> wrong"
+        elif h == "drift" and a == "drift":
+            kind = "stale -> stale"
+        elif h == "drift":
+            kind = "stale -> another wrong"
+        else:
+            kind = "same verdict"
+        tally[kind] += 1
+        listed.append({"key": k, "kind": kind, "question": p.get("question"), "host": b.get("answer"),
+                       "overlay": p.get("answer"), "gold": p.get("gold")})
+    return {"tally": tally, "probes": listed}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.compare", description=__doc__.split("\n")[0])
     ap.add_argument("runs", nargs="+", help="run folders (atma eval ... --out)")
     ap.add_argument("--base", default="host", help="row the others are compared with (default: host)")
     ap.add_argument("--json", default=None, help="also write the summary here")
+    ap.add_argument("--reasks", nargs="?", const="overlay", default=None, metavar="ROW",
+                    help="also tally what the answer check's re-asks did in ROW (default: overlay)")
+    ap.add_argument("--list", action="store_true", help="with --reasks: list every re-asked probe")
     args = ap.parse_args(argv)
     try:
         rows = pool([Path(r) for r in args.runs])
@@ -86,6 +154,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{n:<12} {r['qa']:>6.3f} {r['drift']:>6.3f}  {views}")
     for n, c in s["comparisons"].items():
         print(f"{n}: {c['diff']:+.3f} [{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}] (n={c['n']})")
+    if args.reasks:
+        if args.reasks not in rows or args.base not in rows:
+            print(f"error: --reasks needs rows {args.reasks!r} and {args.base!r}", file=sys.stderr)
+            return 2
+        rt = reask_tally([Path(r) for r in args.runs], rows, args.reasks, args.base)
+        s["reasks"] = rt
+        print(f"re-asks in {args.reasks} vs {args.base}: " + ", ".join(f"{k} {v}" for k, v in rt["tally"].items()))
+        if args.list:
+            for p in rt["probes"]:
+                print(f"  [{p['kind']}] {p['question']} | gold {p['gold']} | {args.base}: {p['host']!r} "
+                      f"| {args.reasks}: {p['overlay']!r}")
     if args.json:
         Path(args.json).write_text(json.dumps(s, indent=1))
     return 0

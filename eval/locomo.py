@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 
 from .runner import Ask, Components, EvalError, Event, Response, Task, prepare_row_dir, rows_for, run_row
 from .stream import (add_common_args, arm_names, check_common_args, comparisons, finish, guard, load_components,
-                     manifest, planned_rows, row_config)
+                     manifest, planned_rows, reset_answer_memo, row_config)
 
 __all__ = ["JUDGE_PROMPT_VERSION", "adversarial_question", "judge_messages", "main", "make_parser", "parse_categories",
            "prompt_fingerprint", "sample_tasks"]
@@ -207,6 +207,7 @@ def _main(args: argparse.Namespace, comps: Components | None) -> int:
 
     out = Path(args.out)
     plan = planned_rows(args, out)
+    reset_answer_memo(args)
     fanout = fanout_from_args(args, comps, make_evaluator)
     comps = comps or load_components(args, [r for r, _ in plan])
     evaluate = make_evaluator(comps)

@@ -59,6 +59,15 @@ ROW_DIRS = {HOST_ROW: "host", OVERLAY_ROW: "overlay", **{name: d for name, d, _ 
 _BATCH = 64  # events per add_many call in host-alone replays
 
 
+
+def _check_summary(check: Mapping[str, Any]) -> dict[str, Any]:
+    """What a probe record keeps of the answer check: whether it re-asked, why, and the
+    first answer it replaced (``python -m eval.compare --reasks`` tallies these)."""
+    if not check:
+        return {}
+    return {"reasked": bool(check.get("reasked")), "reason": check.get("reason", ""),
+            "first_answer": check.get("first_answer", "")}
+
 class EvalError(ValueError):
     """Bad input or an unusable run directory; the message is one line."""
 
@@ -323,7 +332,8 @@ class _Store:
             return Response(answer=ans.answer, pool=tuple(rec_ev.get(p["id"]) for p in tr.pool),
                             packet=tuple(rec_ev.get(i) for i in tr.packet), packet_rows=rows, timings=dict(tr.timings),
                             trace={"view": tr.profile.get("view"), "controller": tr.controller.get("status"),
-                                   "controller_applied": tr.controller.get("applied")})
+                                   "controller_applied": tr.controller.get("applied"),
+                                   "check": _check_summary(tr.check)})
         host_ev = {h: e for e, h in self.event_hosts.items()}
 
         def event_of(hit: Any) -> str | None:

@@ -42,7 +42,7 @@ from .runner import (
     run_row,
 )
 
-__all__ = ["add_common_args", "load_components", "main", "make_parser", "run_stream", "scenario_tasks"]
+__all__ = ["add_common_args", "load_components", "main", "make_parser", "reset_answer_memo", "run_stream", "scenario_tasks"]
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,10 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resolve-top", type=int, default=2,
                    help="resolved packets: resolve the chains of the host's first N hits only (default: %(default)s; "
                         "0: none)")
+    p.add_argument("--reask-packet", choices=("asked", "focused", "resolved"), default="asked",
+                   help="checked packets: what a re-ask shows (asked: a question about now sees the live record "
+                        "alone, others as focused; focused: the host's rows without the stale one plus the asked "
+                        "state's record; resolved: the resolved packet) (default: %(default)s)")
     p.add_argument("--arms", default="",
                    help="attribution arms answered from the overlay row's replay, comma-separated: labelled (the "
                         "paper's labelled packet), control (length-matched host rows, no state), oracle (the "
@@ -93,6 +97,9 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--k", type=int, default=5, help="retrieval budget, both rows (default: %(default)s)")
     p.add_argument("--n-ctx", type=int, default=4096, help="llama.cpp context (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-answer-memo", action="store_true",
+                   help="ask the LLM every time, even a prompt it answered before in this run (default: one "
+                        "answer per prompt per run folder, so rows differ only where their prompts do)")
     p.add_argument("--max-events", type=int, default=None, help="debug: first N events per task (partial run)")
     p.add_argument("--max-probes", type=int, default=None, help="debug: first N questions per row (partial run)")
     p.add_argument("--shared-host", action="store_true",
@@ -141,6 +148,8 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
         cfg["packet_order"] = args.packet_order
         cfg["packet_mode"] = row.packet_mode or getattr(args, "packet_mode", "checked")
         cfg["resolve_top"] = getattr(args, "resolve_top", 2)
+        if cfg["packet_mode"] == "checked":
+            cfg["reask_packet"] = getattr(args, "reask_packet", "asked")
         if getattr(args, "judge", "rule") != "llm":  # absent for the LLM Judge, so older run dirs still resume
             cfg["judge"] = args.judge
     return cfg
@@ -161,6 +170,14 @@ def _load_llm(spec: str, args: argparse.Namespace) -> Any:
     return factory.default_llm(spec, load=True, **opts)  # a missing model fails here, before anything is written
 
 
+def reset_answer_memo(args: argparse.Namespace) -> None:
+    """``--fresh`` starts the run's answer memo over too (main process only, before any
+    worker opens it)."""
+    if getattr(args, "fresh", False) and getattr(args, "out", None):
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{Path(args.out) / 'llm_memo.db'}{suffix}").unlink(missing_ok=True)
+
+
 def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components:
     """Load the models once; a missing model raises before any file is written."""
     from adapters.registry import make_host as registry_make_host
@@ -168,6 +185,10 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
     from atma.controller import ControllerConfig
 
     llm = _load_llm(args.llm, args)
+    if getattr(args, "out", None) and not getattr(args, "no_answer_memo", False):
+        from .memo import MemoLLM
+
+        llm = MemoLLM(llm, Path(args.out) / "llm_memo.db")  # one answer per prompt in a run (eval/memo.py)
     judge = _load_llm(args.judge_llm, args) if args.judge_llm else None
     embedder = factory.default_embedder(args.embedder)
     gate = None
@@ -175,7 +196,7 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
         gate = factory.default_gate(embedder, spec=args.gate)
     cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller),
                         packet_order=args.packet_order, packet_mode=getattr(args, "packet_mode", "checked"),
-                        resolve_top=getattr(args, "resolve_top", 2))
+                        resolve_top=getattr(args, "resolve_top", 2), reask_packet=getattr(args, "reask_packet", "asked"))
     audit_judge = None
     if any(r.overlay for r in rows):
         audit_judge = factory.default_judge(getattr(args, "judge", "rule"), llm=llm)
@@ -249,6 +270,8 @@ def manifest(args: argparse.Namespace, comps: Components, *, partial: bool, extr
         "config": {**{k: v for k, v in vars(args).items() if k not in ("func", "quiet")},
                    "overlay_config": cfg.to_json() if cfg is not None and hasattr(cfg, "to_json") else None},
         "partial": partial,
+        "answer_memo": ({"path": str(comps.llm.path), "hits": comps.llm.hits, "misses": comps.llm.misses}
+                        if type(comps.llm).__name__ == "MemoLLM" else None),
         **dict(extra),
     }
 
@@ -395,6 +418,7 @@ def run_stream(tasks: Sequence[Task], args: argparse.Namespace, *, benchmark: st
 
     out = Path(args.out)
     plan = planned_rows(args, out)
+    reset_answer_memo(args)
     fanout = fanout_from_args(args, comps, functools.partial(make_evaluator, judge_all=args.judge_all))
     comps = comps or load_components(args, [r for r, _ in plan])
     evaluate = make_evaluator(comps, args.judge_all)

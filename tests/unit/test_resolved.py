@@ -19,6 +19,8 @@ from atma.testing import HashEmbedder, InMemoryHost, ScriptedLLM
 
 SUPERSEDE = json.dumps({"reason": "moved", "conflict_status": "conflict", "conflict_type": "temporal_update",
                         "action": "supersede", "links": ["supersedes"], "clarification_needed": False})
+NO_CHANGE = json.dumps({"reason": "other topic", "conflict_status": "no_conflict", "conflict_type": "none",
+                        "action": "none", "links": [], "clarification_needed": False})
 
 
 def test_doctests():
@@ -215,12 +217,24 @@ class _TopOne(InMemoryHost):
         return super().search(query, namespace=namespace, k=1)
 
 
-def top_one(qa, old, new, **cfg):
-    """A checked overlay over :class:`_TopOne` holding ``old`` then ``new`` (the Judge supersedes)."""
+class _TopTwo(InMemoryHost):
+    """A host whose search returns its two best rows, whatever k is asked."""
+
+    def search(self, query, *, namespace="default", k=10):
+        return super().search(query, namespace=namespace, k=2)
+
+
+def top_one(qa, old, new, *, other=None, **cfg):
+    """A checked overlay over :class:`_TopOne` holding ``old`` then ``new`` (the Judge supersedes);
+    with ``other`` (a row of another slot, added first) the host returns its top two."""
     emb = HashEmbedder()
-    llm = ScriptedLLM(route={"audit a personal memory": lambda m: SUPERSEDE, "answer a question": qa})
-    ov = ATMAOverlay(_TopOne(embedder=emb), namespace="u", llm=llm, judge_llm=llm,
+    judge = (lambda m: NO_CHANGE if "gym" in m[1]["content"] else SUPERSEDE) if other else (lambda m: SUPERSEDE)
+    llm = ScriptedLLM(route={"audit a personal memory": judge, "answer a question": qa})
+    host = (_TopTwo if other else _TopOne)(embedder=emb)
+    ov = ATMAOverlay(host, namespace="u", llm=llm, judge_llm=llm,
                      gate=CosineGate(emb, threshold=0.0), config=OverlayConfig(packet_mode="checked", **cfg))
+    if other:
+        ov.add(other, time="2024-01-01T10:00", speaker="Dana")
     ov.add(old, time="2024-01-10T10:00", speaker="Dana")
     ov.add(new, time="2024-06-02T10:00", speaker="Dana")
     return ov
@@ -251,3 +265,23 @@ def test_focused_reask_shows_the_asked_state_and_the_host_rows_only():
     assert "Bristol" in prompts[-1] and "flat by the canal" not in prompts[-1]
     with pytest.raises(ValueError, match="reask_packet"):
         OverlayConfig(reask_packet="wide")
+
+
+@pytest.mark.parametrize("mode,alone", [("asked", True), ("focused", False)])
+def test_asked_reask_shows_a_question_about_now_the_live_record_alone(mode, alone):
+    # the host's top two: the stale row and a row of another slot (the gym), whose value the
+    # small reader picked on a focused re-ask; "asked" shows the live record of the slot alone
+    prompts = []
+
+    def qa(m):
+        prompts.append(m[1]["content"])
+        return "Leeds" if len(prompts) == 1 else "Bristol"
+
+    ov = top_one(qa, "I live in Leeds, in a flat by the canal.",
+                 "I no longer live in Leeds: I moved to a flat in Bristol last weekend.",
+                 other="My gym is in a flat part of town near the canal.", reask_packet=mode)
+    a = ov.answer("Where do I live in a flat by the canal now?")
+    assert a.trace.check["first_answer"] == "Leeds" and a.trace.check["reasked"] and a.answer == "Bristol"
+    assert a.trace.check["reask_packet"] == ("asked state alone" if alone else "focused")
+    assert "Bristol" in prompts[-1] and "in Leeds, in a flat" not in prompts[-1]
+    assert ("gym" in prompts[-1]) is not alone
