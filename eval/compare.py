@@ -129,6 +129,21 @@ def reask_tally(runs: Sequence[Path], rows: dict[str, dict[str, dict[str, Any]]]
     return {"tally": tally, "probes": listed}
 
 
+def by_task(rows: dict[str, dict[str, dict[str, Any]]], base: str) -> dict[str, dict[str, float]]:
+    """row -> task -> QA difference against ``base`` on the probes both answered."""
+    out: dict[str, dict[str, float]] = {}
+    for n in rows:
+        if n == base:
+            continue
+        per: dict[str, list[float]] = defaultdict(list)
+        for k in sorted(set(rows[n]) & set(rows[base])):
+            p = rows[n][k]
+            per[str(p.get("task", "?"))].append(float(p["verdict"] == "correct")
+                                                 - float(rows[base][k]["verdict"] == "correct"))
+        out[n] = {t: sum(v) / len(v) for t, v in sorted(per.items())}
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.compare", description=__doc__.split("\n")[0])
     ap.add_argument("runs", nargs="+", help="run folders (atma eval ... --out)")
@@ -137,6 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--reasks", nargs="?", const="overlay", default=None, metavar="ROW",
                     help="also tally what the answer check's re-asks did in ROW (default: overlay)")
     ap.add_argument("--list", action="store_true", help="with --reasks: list every re-asked probe")
+    ap.add_argument("--by-task", action="store_true", help="also each row's QA minus the base row's, per task")
     args = ap.parse_args(argv)
     try:
         rows = pool([Path(r) for r in args.runs])
@@ -154,6 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{n:<12} {r['qa']:>6.3f} {r['drift']:>6.3f}  {views}")
     for n, c in s["comparisons"].items():
         print(f"{n}: {c['diff']:+.3f} [{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}] (n={c['n']})")
+    if args.by_task and args.base in rows:
+        s["by_task"] = by_task(rows, args.base)
+        for n, per in s["by_task"].items():
+            print(f"{n} - {args.base} per task: " + ", ".join(f"{t} {d:+.3f}" for t, d in per.items()))
     if args.reasks:
         if args.reasks not in rows or args.base not in rows:
             print(f"error: --reasks needs rows {args.reasks!r} and {args.base!r}", file=sys.stderr)

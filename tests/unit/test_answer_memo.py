@@ -68,3 +68,5 @@ def test_reask_tally_pairs_each_reasked_probe_with_the_host_verdict(tmp_path, ca
     assert ("reasked 4, wrong -> right 1, right -> wrong 1, stale -> another wrong 1, stale -> stale 1, "
             "same verdict 0, unknown 0") in out
     assert "[right -> wrong] q b" in out
+    assert compare.main([str(tmp_path), "--by-task"]) == 0
+    assert "overlay - host per task: t +0.000" in capsys.readouterr().out  # +1 (a), -1 (b), 0, 0, 0
