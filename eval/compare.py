@@ -5,6 +5,7 @@ the host alone with its 95% bootstrap interval.
     python -m eval.compare runs/dev-p0 runs/dev-p1 ... [--base host] [--json out.json]
     python -m eval.compare runs/dev5 --reasks      # + what the answer check's re-asks did
 
+LoCoMo runs are scored by official F1 (QA column), per category instead of per view.
 A re-ask tally pairs each re-asked probe's verdict with the base row's verdict on the same
 probe (in checked mode the first answer is the host's, so the base row stands for it):
 wrong -> right, right -> wrong, stale -> another wrong value, unchanged.
@@ -47,6 +48,11 @@ def pool(runs: Sequence[Path]) -> dict[str, dict[str, dict[str, Any]]]:
     return dict(rows)
 
 
+def score(p: dict[str, Any]) -> float:
+    """A probe's score: 1/0 for a graded LTP/stream answer, the official F1 for LoCoMo."""
+    return float(p["verdict"] == "correct") if "verdict" in p else float(p.get("f1") or 0.0)
+
+
 def summarise(rows: dict[str, dict[str, dict[str, Any]]], base: str) -> dict[str, Any]:
     names = sorted(rows, key=lambda n: (n != base, n))
     common = set.intersection(*(set(v) for v in rows.values())) if rows else set()
@@ -55,16 +61,16 @@ def summarise(rows: dict[str, dict[str, dict[str, Any]]], base: str) -> dict[str
     for n in names:
         ps = [rows[n][k] for k in keys]
         by_view: dict[str, list[float]] = defaultdict(list)
-        for p in ps:
-            by_view[p.get("view", "?")].append(float(p["verdict"] == "correct"))
-        res["rows"][n] = {"qa": sum(p["verdict"] == "correct" for p in ps) / len(ps) if ps else None,
-                          "drift": sum(p["verdict"] == "drift" for p in ps) / len(ps) if ps else None,
+        for p in ps:  # LTP/stream probes by their view; LoCoMo questions by their category
+            by_view[p.get("view", p.get("category", "?"))].append(score(p))
+        res["rows"][n] = {"qa": sum(score(p) for p in ps) / len(ps) if ps else None,
+                          "drift": sum(p.get("verdict") == "drift" for p in ps) / len(ps) if ps else None,
                           "by_view": {v: sum(x) / len(x) for v, x in sorted(by_view.items())}}
     if base in rows:
-        b = [float(rows[base][k]["verdict"] == "correct") for k in keys]
+        b = [score(rows[base][k]) for k in keys]
         for n in names:
             if n != base:
-                a = [float(rows[n][k]["verdict"] == "correct") for k in keys]
+                a = [score(rows[n][k]) for k in keys]
                 res["comparisons"][f"{n} - {base}"] = paired_bootstrap(a, b)
     return res
 
@@ -113,9 +119,9 @@ def reask_tally(runs: Sequence[Path], rows: dict[str, dict[str, dict[str, Any]]]
             continue
         tally["reasked"] += 1
         a, h = p.get("verdict"), b.get("verdict")
-        if a == "correct" and h != "correct":
+        if score(p) > score(b):
             kind = "wrong -> right"
-        elif h == "correct" and a != "correct":
+        elif score(p) < score(b):
             kind = "right -> wrong"
         elif h == "drift" and a == "drift":
             kind = "stale -> stale"
@@ -138,8 +144,7 @@ def by_task(rows: dict[str, dict[str, dict[str, Any]]], base: str) -> dict[str, 
         per: dict[str, list[float]] = defaultdict(list)
         for k in sorted(set(rows[n]) & set(rows[base])):
             p = rows[n][k]
-            per[str(p.get("task", "?"))].append(float(p["verdict"] == "correct")
-                                                 - float(rows[base][k]["verdict"] == "correct"))
+            per[str(p.get("task", "?"))].append(score(p) - score(rows[base][k]))
         out[n] = {t: sum(v) / len(v) for t, v in sorted(per.items())}
     return out
 

@@ -120,7 +120,7 @@ def make_evaluator(comps: Components) -> Callable[[Task, Ask, Response], dict[st
                "gold": q.answer, "answer": resp.answer, "f1": s.f1, "bleu1": s.bleu1,
                "evidence": sorted(evidence), "evidence_recall": len(got) / len(evidence) if evidence else None,
                "packet": [{"id": r["id"], "event_id": r["event_id"], "label": r["label"], "text": r["text"][:300]}
-                          for r in resp.packet_rows], "timings": resp.timings}
+                          for r in resp.packet_rows], "timings": resp.timings, "trace": resp.trace}
         if comps.judge_llm is not None:
             row.update(_judge(comps.judge_llm, q, ask.question, resp.answer))
         return row

@@ -70,3 +70,13 @@ def test_reask_tally_pairs_each_reasked_probe_with_the_host_verdict(tmp_path, ca
     assert "[right -> wrong] q b" in out
     assert compare.main([str(tmp_path), "--by-task"]) == 0
     assert "overlay - host per task: t +0.000" in capsys.readouterr().out  # +1 (a), -1 (b), 0, 0, 0
+
+
+def test_compare_scores_locomo_runs_by_official_f1_per_category(tmp_path, capsys):
+    for name, f1 in (("host", 0.5), ("overlay", 1.0)):
+        (tmp_path / name).mkdir()
+        rows = [{"key": "s/q0", "task": "s", "question": "When?", "category": "temporal", "answer": "x", "f1": f1}]
+        (tmp_path / name / "probes.jsonl").write_text("".join(json.dumps(p) + "\n" for p in rows))
+    assert compare.main([str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "overlay       1.000" in out and "temporal 0.500" in out and "overlay - host: +0.500" in out
