@@ -14,7 +14,7 @@ answers differed between rows although the overlay re-asked none).
 :class:`MemoLLM` wraps the run's LLM: a greedy request (temperature 0) whose exact
 messages, token limit and schema were answered before in this run folder gets that answer
 back; everything else goes to the model. The memo is a SQLite file in the run folder
-(``llm_memo.db``, WAL, shared by Ray workers on one machine), so a resumed run and the
+(:data:`MEMO_FILE`, WAL, shared by Ray workers on one machine), so a resumed run and the
 second row reuse the first row's answers. ``--no-answer-memo`` turns it off.
 """
 
@@ -28,7 +28,10 @@ from typing import Any, Mapping, Sequence
 
 from atma.protocols import Completion, Message
 
-__all__ = ["MemoLLM", "memo_key"]
+__all__ = ["MEMO_FILE", "MemoLLM", "memo_key"]
+
+#: The memo's file name inside a run folder (``--out``).
+MEMO_FILE = "llm_memo.db"
 
 
 def memo_key(model: str, messages: Sequence[Message], max_tokens: int, json_schema: Mapping[str, Any] | None) -> str:

@@ -59,7 +59,6 @@ ROW_DIRS = {HOST_ROW: "host", OVERLAY_ROW: "overlay", **{name: d for name, d, _ 
 _BATCH = 64  # events per add_many call in host-alone replays
 
 
-
 def _check_summary(check: Mapping[str, Any]) -> dict[str, Any]:
     """What a probe record keeps of the answer check: whether it re-asked, why, and the
     first answer it replaced (``python -m eval.compare --reasks`` tallies these)."""
@@ -67,6 +66,7 @@ def _check_summary(check: Mapping[str, Any]) -> dict[str, Any]:
         return {}
     return {"reasked": bool(check.get("reasked")), "reason": check.get("reason", ""),
             "first_answer": check.get("first_answer", "")}
+
 
 class EvalError(ValueError):
     """Bad input or an unusable run directory; the message is one line."""

@@ -173,9 +173,11 @@ def _load_llm(spec: str, args: argparse.Namespace) -> Any:
 def reset_answer_memo(args: argparse.Namespace) -> None:
     """``--fresh`` starts the run's answer memo over too (main process only, before any
     worker opens it)."""
+    from .memo import MEMO_FILE
+
     if getattr(args, "fresh", False) and getattr(args, "out", None):
         for suffix in ("", "-wal", "-shm"):
-            Path(f"{Path(args.out) / 'llm_memo.db'}{suffix}").unlink(missing_ok=True)
+            (Path(args.out) / f"{MEMO_FILE}{suffix}").unlink(missing_ok=True)
 
 
 def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components:
@@ -186,9 +188,9 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
 
     llm = _load_llm(args.llm, args)
     if getattr(args, "out", None) and not getattr(args, "no_answer_memo", False):
-        from .memo import MemoLLM
+        from .memo import MEMO_FILE, MemoLLM
 
-        llm = MemoLLM(llm, Path(args.out) / "llm_memo.db")  # one answer per prompt in a run (eval/memo.py)
+        llm = MemoLLM(llm, Path(args.out) / MEMO_FILE)  # one answer per prompt in a run (eval/memo.py)
     judge = _load_llm(args.judge_llm, args) if args.judge_llm else None
     embedder = factory.default_embedder(args.embedder)
     gate = None
@@ -247,6 +249,8 @@ def manifest(args: argparse.Namespace, comps: Components, *, partial: bool, extr
     import subprocess
     from importlib import metadata
 
+    from .memo import MemoLLM
+
     try:
         version = metadata.version("atma")
     except metadata.PackageNotFoundError:
@@ -271,7 +275,7 @@ def manifest(args: argparse.Namespace, comps: Components, *, partial: bool, extr
                    "overlay_config": cfg.to_json() if cfg is not None and hasattr(cfg, "to_json") else None},
         "partial": partial,
         "answer_memo": ({"path": str(comps.llm.path), "hits": comps.llm.hits, "misses": comps.llm.misses}
-                        if type(comps.llm).__name__ == "MemoLLM" else None),
+                        if isinstance(comps.llm, MemoLLM) else None),
         **dict(extra),
     }
 

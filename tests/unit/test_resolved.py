@@ -210,27 +210,24 @@ def test_answer_check_reads_numbers_and_only_the_asked_person_s_chains():
         "no chain about the question"
 
 
-class _TopOne(InMemoryHost):
-    """A host whose search returns its single best row, whatever k is asked."""
+class _TopN(InMemoryHost):
+    """A host whose search returns its ``top`` best rows, whatever k is asked."""
+
+    def __init__(self, top, **kw):
+        super().__init__(**kw)
+        self.top = top
 
     def search(self, query, *, namespace="default", k=10):
-        return super().search(query, namespace=namespace, k=1)
-
-
-class _TopTwo(InMemoryHost):
-    """A host whose search returns its two best rows, whatever k is asked."""
-
-    def search(self, query, *, namespace="default", k=10):
-        return super().search(query, namespace=namespace, k=2)
+        return super().search(query, namespace=namespace, k=self.top)
 
 
 def top_one(qa, old, new, *, other=None, **cfg):
-    """A checked overlay over :class:`_TopOne` holding ``old`` then ``new`` (the Judge supersedes);
-    with ``other`` (a row of another slot, added first) the host returns its top two."""
+    """A checked overlay over a top-one :class:`_TopN` holding ``old`` then ``new`` (the Judge
+    supersedes); with ``other`` (a row of another slot, added first) the host returns its top two."""
     emb = HashEmbedder()
     judge = (lambda m: NO_CHANGE if "gym" in m[1]["content"] else SUPERSEDE) if other else (lambda m: SUPERSEDE)
     llm = ScriptedLLM(route={"audit a personal memory": judge, "answer a question": qa})
-    host = (_TopTwo if other else _TopOne)(embedder=emb)
+    host = _TopN(2 if other else 1, embedder=emb)
     ov = ATMAOverlay(host, namespace="u", llm=llm, judge_llm=llm,
                      gate=CosineGate(emb, threshold=0.0), config=OverlayConfig(packet_mode="checked", **cfg))
     if other:
