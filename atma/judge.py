@@ -26,6 +26,9 @@ __all__ = [
     "fallback_verdict",
     "keep_strongest_changes",
     "attribute_families",
+    "counts_other_things",
+    "measured_activities",
+    "MEASURED_ACTIVITIES",
     "ATTRIBUTE_FAMILIES",
     "reported_earlier",
     "lexical_anchor",
@@ -338,7 +341,8 @@ _ENDED = re.compile(
     r"\b(no longer|not any ?more|any ?more(?=\s*(?:[.!,;:)\-–—]|$))|no more|instead(?: of)?|these days|nowadays|"
     r"used to|switched|switching|changed|moved|relocated|quit|gave up|given up|stopped|put (?:\w+ ){0,2}down|"
     r"dropped|replaced|swapped|traded|is history|(?:is|are|'s) (?:\w+ )?behind me|"
-    r"(?:was|were) (?:\w+ ){0,4}for (?:ages|years|a while|a long time)|"
+    r"(?:was|were) (?:\w+ ){0,4}for (?:ages|years|a while|a long time)|(?:was|were) (?:\w+ ){0,2}(?:my|our) (?:thing|go-to)|"
+    r"how things change|left (?:my|the|that|our) (?:\w+ ){0,4}(?:job|gig|position|role|company|team|band|club|firm|school|course)|"
     r"broke up|split up|got rid|sold|passed away|retired|over now|not (?:\w+ ){0,2}(?:any )?longer|"
     r"turns out (?:i|i'm|my|that)|correction|i meant|scratch that|set the record straight|gone off|"
     r"(?:got|grew|getting|am|i'm) (?:\w+ )?tired of|sick of|shifted|moved on|in a box now|"
@@ -348,6 +352,8 @@ _ENDED = re.compile(
 # "won't quit", "never moved", "don't want to change": a change word under a negation says no change.
 _NEGATED_CHANGE = re.compile(r"\b(?:won't|wouldn't|don't|didn't|never|not|can't|couldn't)\s+(?:\w+\s+){0,2}$",
                              re.IGNORECASE)
+# "anymore", "no longer": wording that carries its own negation ("I'm not a bartender anymore").
+_SAYS_NOT = re.compile(r"(?:no longer|not any ?more|any ?more|no more|not (?:\w+ ){0,2}(?:any )?longer)$", re.IGNORECASE)
 #: Weaker wording ("now", "lately", "actually", "left"): a change only with a stronger lexical anchor.
 _ENDED_WEAK = re.compile(r"\b(now|lately|actually|left|these days|nowadays)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
@@ -419,7 +425,7 @@ ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, 
     "diet": "vegetarian vegan meat eat eating diet allergic allergy gluten dairy pescatarian",
     "study": "studying study studies class classes course degree university college school major learning",
     "vehicle": "car cars drive driving bike bicycle motorbike scooter commute commuting",
-    "phone": "phone phones iphone android laptop computer",
+    "phone": "phone phones iphone android laptop computer screen",
 }.items()}
 
 
@@ -429,9 +435,56 @@ def attribute_families(text: str) -> set[str]:
     return {name for name, vocab in ATTRIBUTE_FAMILIES.items() if words & vocab}
 
 
+#: Things people count or measure (per day, week, month). Two numbers anchor a change only when
+#: the statements do not count different things: "I cycle 20 km a week" is no old value of
+#: "I run 45 km a week", though both give kilometres a week.
+MEASURED_ACTIVITIES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in {
+    "running": "run runs running ran jog jogs jogging jogged marathon",
+    "cycling": "cycle cycles cycling cycled ride rides riding rode bike bikes biking biked",
+    "swimming": "swim swims swimming swam laps",
+    "walking": "walk walks walking walked steps hike hikes hiking hiked",
+    "reading": "read reads reading books book pages novels",
+    "sleep": "sleep sleeps sleeping slept nap naps bed",
+    "waking": "wake wakes waking woke alarm",
+    "screen": "screen phone",
+    "coffee": "coffee coffees espresso espressos latte lattes",
+    "tea": "tea teas",
+    "gym": "gym workout workouts lifting",
+    "rent": "rent",
+    "commute": "commute commuting commutes",
+    "volunteering": "volunteer volunteers volunteering volunteered",
+    "plants": "plant plants houseplants houseplant",
+    "groceries": "groceries grocery",
+    "water": "water",
+    "meditation": "meditate meditates meditating meditation",
+}.items()}
+
+
+def measured_activities(text: str) -> set[str]:
+    """The counted activities (:data:`MEASURED_ACTIVITIES`) that ``text`` names."""
+    words = {w.split("'")[0] for w in _WORD.findall(text.lower())}
+    return {name for name, vocab in MEASURED_ACTIVITIES.items() if words & vocab}
+
+
+def counts_other_things(old_text: str, new_text: str) -> bool:
+    """True when both statements name a counted activity and none in common ("I cycle 20 km a
+    week" / "I run 45 km a week"): their numbers are values of different attributes.
+
+    >>> counts_other_things("I cycle about 20 km a week.", "I run about 45 km a week right now.")
+    True
+    >>> counts_other_things("I cycle about 20 km a week.", "My rides add up to 110 km a week lately.")
+    False
+    >>> counts_other_things("My commute is 25 minutes.", "It's 50 minutes now.")
+    False
+    """
+    old, new = measured_activities(old_text), measured_activities(new_text)
+    return bool(old) and bool(new) and not old & new
+
+
 def lexical_anchor(old_text: str, new_text: str, names: Sequence[str] = ()) -> tuple[int, float, bool, bool]:
     """(content words shared by the two statements, their share of the shorter statement's
-    content words, both state a number, they share a name): how directly the new statement talks about
+    content words, both state a number (of one counted thing, :func:`counts_other_things`),
+    they share a name): how directly the new statement talks about
     what the old one said. Speakers' names and names used to address someone are not content.
 
     >>> lexical_anchor("My commute is about 25 minutes.", "With the road work my commute is 50 minutes now.")
@@ -448,7 +501,40 @@ def lexical_anchor(old_text: str, new_text: str, names: Sequence[str] = ()) -> t
     shared = old_words & new_words
     cover = len(shared) / min(len(old_words), len(new_words)) if old_words and new_words else 0.0
     named = bool(_proper(old_text, drop) & ({w.lower() for w in re.findall(r"\b[A-Z][a-z]{2,}\b", new_text)} - drop))
-    return (len(shared), round(cover, 4), bool(_NUMBER.search(old_text)) and bool(_NUMBER.search(new_text)), named)
+    numbers = bool(_NUMBER.search(old_text)) and bool(_NUMBER.search(new_text)) and not counts_other_things(old_text, new_text)
+    return (len(shared), round(cover, 4), numbers, named)
+
+
+_CONTRAST = r"\b(?:not|no more|instead of|rather than)\s+(?:(?:a|an|the|my|any|doing|playing)\s+)?"
+
+
+def _change_sentences(said: str) -> str:
+    """The sentences of ``said`` that use change wording (not under a negation), each with the
+    sentence after it."""
+    parts = [x for x in _SENTENCE.split(said) if x.strip()]
+    keep: set[int] = set()
+    for i, x in enumerate(parts):
+        if (any(_SAYS_NOT.match(m.group(0)) or not _NEGATED_CHANGE.search(x[: m.start()]) for m in _ENDED.finditer(x))
+                or _ENDED_WEAK.search(x)):
+            keep.update((i, i + 1))
+    return " ".join(parts[i] for i in sorted(keep) if i < len(parts))
+
+
+def contrasts_old_value(old_text: str, new_text: str) -> bool:
+    """True when the new statement sets a word of the old one against its new value ("it's
+    birdwatching now, not foraging", "no more bachata for me", "switched from tea"): the old
+    value, named as what is no longer so.
+
+    >>> contrasts_old_value("Whenever it's nice I go foraging.", "My hobby shifted - it's birdwatching now, not foraging.")
+    True
+    >>> contrasts_old_value("I go foraging.", "Not sure about foraging spots, I moved.")
+    False
+    """
+    low = new_text.lower()
+    for w in _content(old_text, set()):
+        if re.search(_CONTRAST + re.escape(w), low) and not re.search(r"(?:^|[.!?]\s+)not\s+(?:sure|certain)", low):
+            return True
+    return False
 
 
 #: Topic agreement at or above which the fallback treats a pair as the same attribute.
@@ -482,7 +568,8 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     none = Verdict(reason=f"fallback rule ({why}): no clear change", conflict_status="unclear",
                    conflict_type="none", action="none", links=[])
     said = statements(new.text)
-    strong = any(not _NEGATED_CHANGE.search(said[: m.start()]) for m in _ENDED.finditer(said))
+    strong = any(_SAYS_NOT.match(m.group(0)) or not _NEGATED_CHANGE.search(said[: m.start()])
+                 for m in _ENDED.finditer(said))
     if not same_person or a < FALLBACK_ANCHORED_TOPIC or not (strong or _ENDED_WEAK.search(said)):
         return none
     if not _FIRST_PERSON.search(said):
@@ -491,14 +578,19 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     # or a remark about the other person ("Wow! What got you into running?") holds no state to end.
     if not _FIRST_PERSON.search(old.text):
         return none
-    shared, cover, numbers, named = lexical_anchor(old.text, new.text, (old.speaker, new.speaker))
+    if counts_other_things(old.text, said):  # "I cycle 20 km a week" / "I'm sleeping 6 hours lately"
+        return none
+    # the anchor must be where the change is said: in a sentence with change wording, or the
+    # one right after it ("Big news - I moved! I live in Cincinnati now.")
+    where = _change_sentences(said)
+    shared, cover, numbers, named = lexical_anchor(old.text, where, (old.speaker, new.speaker))
+    named = named or contrasts_old_value(old.text, where)
     if strong:  # the new text names what the old one said, or both give a number on one topic
         family = a >= FALLBACK_FAMILY_TOPIC and bool(attribute_families(old.text) & attribute_families(said))
         anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
                     or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC)
     else:  # "now", "lately": only a direct restatement of the old statement with a new value
-        anchored = a >= FALLBACK_SAME_TOPIC and ((numbers and (shared >= 1 or a >= 0.75)) or named
-                                                 or (shared >= 2 and cover >= 2 * FALLBACK_COVER))
+        anchored = a >= FALLBACK_SAME_TOPIC and ((numbers and (shared >= 1 or a >= 0.75)) or named)
     if not anchored:
         return none
     confidence = round(min(0.99, 0.5 + 0.25 * min(cover, 1.0) + 0.1 * (numbers or named) + 0.15 * a), 4)

@@ -47,7 +47,8 @@ class RuleJudge:
 
     name = "rule"
     handles_speakers = False
-    max_pairs = 3  # microseconds per pair; the anchor keeps unrelated pairs out
+    max_pairs = 5  # microseconds per pair; the anchor keeps unrelated pairs out
+    cheap = True  # OverlayConfig.close_pair_a applies
 
     def __init__(self, why: str = "rule judge") -> None:
         self.why = why
@@ -103,6 +104,7 @@ class VerdictJudge:
 
     handles_speakers = True  # trained on cross-speaker pairs (acknowledgements, others' suggestions)
     max_pairs = 3
+    cheap = True  # milliseconds per pair: OverlayConfig.close_pair_a applies
 
     def __init__(self, model: Any = None, *, threshold: float | None = None) -> None:
         if model is None:

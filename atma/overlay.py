@@ -43,6 +43,11 @@ class OverlayConfig:
     # Judge calls per write at most (strongest gate pairs first). None: the Judge's own
     # ``max_pairs`` (1 for an LLM Judge, 3 for the verdict model, which takes milliseconds).
     max_judge_pairs: int | None = None
+    # Pairs at least this close in topic (the gate's ``a``) are judged even when the gate does not
+    # escalate them, when the Judge is cheap (the rule, the verdict model): the Sentry's logic head
+    # calls many plain revisions consistent ("6 cups of coffee a day" / "3 cups a day now - 6 was
+    # way off"). None: the gate alone decides.
+    close_pair_a: float | None = 0.65
     # State changes (supersede / transition) one write may commit from its independently judged
     # pairs: the most confident are kept, the rest change nothing (one statement rarely ends two
     # states; a restated copy of a retired value is retired through its slot anyway). None: all.
@@ -448,7 +453,10 @@ class ATMAOverlay:
         new = Record(id="", seq=0, namespace=ns, text=text, time=when, speaker=speaker,
                      meta=annotate_time(text, when, meta))
         skip = admission(text) if cfg.admission else None
-        escalated = [] if skip else sorted((p for p in zip(candidates, scores) if p[1].escalate), key=lambda p: -p[1].a)
+        close = cfg.close_pair_a if (getattr(self.judge, "cheap", False) or not cfg.use_judge) else None
+        escalated = [] if skip else sorted(
+            (p for p in zip(candidates, scores) if p[1].escalate or (close is not None and p[1].a >= close)),
+            key=lambda p: -p[1].a)
         same_only = cfg.same_speaker_only
         if same_only is None:
             same_only = not getattr(self.judge, "handles_speakers", False) or not cfg.use_judge
