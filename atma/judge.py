@@ -339,7 +339,8 @@ NEGATION_WORDS = re.compile(r"\b(not|no|never|don't|doesn't|didn't|isn't|aren't|
 #: lexical anchor on the old record, enough for the rule to retire it.
 _ENDED = re.compile(
     r"\b(no longer|not any ?more|any ?more(?=\s*(?:[.!,;:)\-–—]|$))|no more|instead(?: of)?|these days|nowadays|"
-    r"used to|switched|switching|changed|moved|relocated|quit|gave up|given up|stopped|put (?:\w+ ){0,2}down|"
+    r"(?:\b(?:i|we|i've|we've)\s+(?:\w+\s+)?)used to|switched|switching|"
+    r"changed(?! (?:my|the|our|your) (?:\w+ )?(?:perspective|view|views|life|lives|game|way|outlook|mindset|approach))|moved|relocated|quit|gave up|given up|stopped|put (?:\w+ ){0,2}down|"
     r"dropped|replaced|swapped|traded|is history|(?:is|are|'s) (?:\w+ )?behind me|"
     r"(?:was|were) (?:\w+ ){0,4}for (?:ages|years|a while|a long time)|(?:was|were) (?:\w+ ){0,2}(?:my|our) (?:thing|go-to)|"
     r"how things change|left (?:my|the|that|our) (?:\w+ ){0,4}(?:job|gig|position|role|company|team|band|club|firm|school|course)|"
@@ -586,7 +587,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     shared, cover, numbers, named = lexical_anchor(old.text, where, (old.speaker, new.speaker))
     named = named or contrasts_old_value(old.text, where)
     if strong:  # the new text names what the old one said, or both give a number on one topic
-        family = a >= FALLBACK_FAMILY_TOPIC and bool(attribute_families(old.text) & attribute_families(said))
+        family = a >= FALLBACK_FAMILY_TOPIC and bool(attribute_families(old.text) & attribute_families(where))
         anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
                     or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC)
     else:  # "now", "lately": only a direct restatement of the old statement with a new value

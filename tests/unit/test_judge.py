@@ -163,3 +163,47 @@ def test_one_write_commits_its_strongest_change_only():
     kept = keep_strongest_changes(list(zip(recs, v)), 1)
     assert [x.action for _, x in kept] == ["none", "supersede", "none"]
     assert [x.action for _, x in keep_strongest_changes(list(zip(recs, v)), None)] == ["supersede"] * 3
+
+
+# Written for the rule's counted-things, change-sentence and contrast anchors (own wording, not LTP's).
+_COUNTED_CHANGES = [
+    ("I work as a paralegal at a small firm downtown.", "I'm not a paralegal anymore - I started law school in September."),
+    ("On weekends I usually go bouldering with my cousin.", "My weekend thing is pottery now, not bouldering."),
+    ("I walk about 8,000 steps a day on average.", "These days I'm doing closer to 12,000 steps a day."),
+    ("I've made coffee at Nola's for two years, mostly early shifts.", "Huge week. I quit! Nola's was draining me."),
+]
+_COUNTED_NO_CHANGE = [
+    # one unit, two different counted things
+    ("I swim about 3 km a week at the lido.", "These days I cycle about 60 km a week, mostly to work."),
+    ("I sleep around 8 hours most nights.", "Lately my alarm goes off at 6:15 and I'm up right away."),
+    # the change is said about something else than the shared word
+    ("I love my pottery class on Tuesdays, the teacher is great.",
+     "Pottery class was great again this week. Unrelated, but I quit my gym membership last month."),
+]
+
+
+def test_rule_numbers_anchor_one_counted_thing_where_the_change_is_said():
+    for old, new in _COUNTED_CHANGES:
+        assert _pair(old, new).action == "supersede", (old, new)
+    for old, new in _COUNTED_NO_CHANGE:
+        assert _pair(old, new).action == "none", (old, new)
+
+
+def test_cheap_judge_also_sees_close_pairs_the_gate_does_not_escalate():
+    from atma import ATMAOverlay, OverlayConfig
+    from atma.judging import RuleJudge
+    from atma.sentry import CosineGate
+    from atma.testing import HashEmbedder, InMemoryHost
+
+    changes = {}
+    for close in (0.0, None):
+        emb = HashEmbedder()
+        gate = CosineGate(emb, threshold=1.01)  # escalates nothing
+        ov = ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", gate=gate, judge=RuleJudge(),
+                         config=OverlayConfig(close_pair_a=close))
+        ov.add("I drink about 6 cups of coffee a day.", time="2024-01-10T10:00", speaker="Dana")
+        res = ov.add("Turns out I'm down to 2 cups of coffee a day.", time="2024-06-02T10:00", speaker="Dana")
+        assert not res.trace.candidates[0].escalate
+        changes[close] = res.trace.changes
+    assert changes[0.0] == ({"action": "supersede", "old_id": "r1"},)
+    assert changes[None] == ()
