@@ -82,6 +82,10 @@ def add_common_args(p: argparse.ArgumentParser) -> None:
                    help="checked packets: what a re-ask shows (asked: a question about now sees the live record "
                         "alone, others as focused; focused: the host's rows without the stale one plus the asked "
                         "state's record; resolved: the resolved packet) (default: %(default)s)")
+    p.add_argument("--close-pair-a", type=float, default=None,
+                   help="a cheap Judge (the rule, the verdict model) also judges pairs with gate a at or above this "
+                        "that the Sentry does not escalate (default: OverlayConfig's, 0.65; a negative value: the "
+                        "Sentry alone)")
     p.add_argument("--arms", default="",
                    help="attribution arms answered from the overlay row's replay, comma-separated: labelled (the "
                         "paper's labelled packet), control (length-matched host rows, no state), oracle (the "
@@ -148,11 +152,21 @@ def row_config(args: argparse.Namespace, row: Row, benchmark: str, source: Mappi
         cfg["packet_order"] = args.packet_order
         cfg["packet_mode"] = row.packet_mode or getattr(args, "packet_mode", "checked")
         cfg["resolve_top"] = getattr(args, "resolve_top", 2)
+        cfg["close_pair_a"] = _close_pair_a(args)
         if cfg["packet_mode"] == "checked":
             cfg["reask_packet"] = getattr(args, "reask_packet", "asked")
         if getattr(args, "judge", "rule") != "llm":  # absent for the LLM Judge, so older run dirs still resume
             cfg["judge"] = args.judge
     return cfg
+
+
+def _close_pair_a(args: argparse.Namespace) -> float | None:
+    from atma import OverlayConfig
+
+    v = getattr(args, "close_pair_a", None)
+    if v is None:
+        return OverlayConfig().close_pair_a
+    return None if v < 0 else float(v)
 
 
 def arm_names(args: argparse.Namespace) -> list[str]:
@@ -198,7 +212,8 @@ def load_components(args: argparse.Namespace, rows: Sequence[Row]) -> Components
         gate = factory.default_gate(embedder, spec=args.gate)
     cfg = OverlayConfig(k=args.k, use_judge=not args.no_audit_judge, controller=ControllerConfig(mode=args.controller),
                         packet_order=args.packet_order, packet_mode=getattr(args, "packet_mode", "checked"),
-                        resolve_top=getattr(args, "resolve_top", 2), reask_packet=getattr(args, "reask_packet", "asked"))
+                        resolve_top=getattr(args, "resolve_top", 2), reask_packet=getattr(args, "reask_packet", "asked"),
+                        close_pair_a=_close_pair_a(args))
     audit_judge = None
     if any(r.overlay for r in rows):
         audit_judge = factory.default_judge(getattr(args, "judge", "rule"), llm=llm)

@@ -332,6 +332,16 @@ def test_packet_order_is_part_of_the_overlay_row_config(stream_file, tmp_path, c
     assert json.loads((tmp_path / "t" / "overlay" / "config.json").read_text())["packet_order"] == "retrieval"
 
 
+def test_close_pair_a_is_part_of_the_overlay_row_config(stream_file, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert run(stream_file, out, "--overlay", "on", "--max-probes", "1") == 0
+    assert json.loads((out / "overlay" / "config.json").read_text())["close_pair_a"] == 0.65  # OverlayConfig's default
+    assert run(stream_file, out, "--overlay", "on", "--close-pair-a", "-1") == 2  # the Sentry alone: another run
+    assert "close_pair_a" in capsys.readouterr().err
+    assert run(stream_file, tmp_path / "s", "--overlay", "on", "--close-pair-a", "-1", "--max-probes", "1") == 0
+    assert json.loads((tmp_path / "s" / "overlay" / "config.json").read_text())["close_pair_a"] is None
+
+
 def test_audit_reach_counts_update_cues_and_their_old_state():
     import doctest
 
