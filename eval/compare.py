@@ -149,6 +149,24 @@ def by_task(rows: dict[str, dict[str, dict[str, Any]]], base: str) -> dict[str, 
     return out
 
 
+def per_task(rows: dict[str, dict[str, dict[str, Any]]], base: str) -> dict[str, dict[str, Any]]:
+    """task -> {"n": probes every row answered, row: its QA on them}, tasks in order, then "all".
+
+    >>> r = {"host": {"a/1": {"task": "a", "f1": 0.5}, "b/1": {"task": "b", "f1": 0.0}},
+    ...      "overlay": {"a/1": {"task": "a", "f1": 1.0}, "b/1": {"task": "b", "f1": 0.0}}}
+    >>> per_task(r, "host")["a"], per_task(r, "host")["all"]["overlay"]
+    ({'n': 1, 'host': 0.5, 'overlay': 1.0}, 0.5)
+    """
+    names = sorted(rows, key=lambda n: (n != base, n))
+    keys = sorted(set.intersection(*(set(v) for v in rows.values()))) if rows else []
+    groups: dict[str, list[str]] = defaultdict(list)
+    for k in keys:
+        groups[str(rows[names[0]][k].get("task", "?"))].append(k)
+    groups["all"] = keys
+    return {t: {"n": len(ks), **{n: sum(score(rows[n][k]) for k in ks) / len(ks) for n in names}}
+            for t, ks in groups.items() if ks}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.compare", description=__doc__.split("\n")[0])
     ap.add_argument("runs", nargs="+", help="run folders (atma eval ... --out)")
@@ -158,6 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="also tally what the answer check's re-asks did in ROW (default: overlay)")
     ap.add_argument("--list", action="store_true", help="with --reasks: list every re-asked probe")
     ap.add_argument("--by-task", action="store_true", help="also each row's QA minus the base row's, per task")
+    ap.add_argument("--per-task", action="store_true",
+                    help="also a markdown table of each row's QA per task (a LoCoMo sample, an LTP profile) and pooled")
     args = ap.parse_args(argv)
     try:
         rows = pool([Path(r) for r in args.runs])
@@ -167,6 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not rows:
         print("error: no probes.jsonl under the given runs", file=sys.stderr)
         return 2
+    if (args.by_task or args.per_task) and args.base not in rows:
+        print(f"error: --by-task/--per-task need the base row {args.base!r}", file=sys.stderr)
+        return 2
     s = summarise(rows, args.base)
     print(f"{s['probes']} probes answered by every row")
     print(f"{'row':<12} {'QA':>6} {'drift':>6}  by view")
@@ -175,7 +198,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{n:<12} {r['qa']:>6.3f} {r['drift']:>6.3f}  {views}")
     for n, c in s["comparisons"].items():
         print(f"{n}: {c['diff']:+.3f} [{c['ci95'][0]:+.3f}, {c['ci95'][1]:+.3f}] (n={c['n']})")
-    if args.by_task and args.base in rows:
+    if args.per_task:
+        s["per_task"] = pt = per_task(rows, args.base)
+        names = [n for n in pt["all"] if n != "n"]
+        print("| task | N | " + " | ".join(names) + " | " + " | ".join(f"{n} - {args.base}" for n in names[1:]) + " |")
+        print("|---|---:|" + "---:|" * (2 * len(names) - 1))
+        for t, r in pt.items():
+            cells = [f"{r[n]:.3f}" for n in names] + [f"{r[n] - r[names[0]]:+.3f}" for n in names[1:]]
+            print(f"| {t} | {r['n']} | " + " | ".join(cells) + " |")
+    if args.by_task:
         s["by_task"] = by_task(rows, args.base)
         for n, per in s["by_task"].items():
             print(f"{n} - {args.base} per task: " + ", ".join(f"{t} {d:+.3f}" for t, d in per.items()))

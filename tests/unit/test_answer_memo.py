@@ -80,3 +80,19 @@ def test_compare_scores_locomo_runs_by_official_f1_per_category(tmp_path, capsys
     assert compare.main([str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "overlay       1.000" in out and "temporal 0.500" in out and "overlay - host: +0.500" in out
+
+
+def test_compare_per_task_table_pools_samples_and_needs_the_base_row(tmp_path, capsys):
+    runs = []
+    for sample, (h, o) in (("conv-1", (0.5, 1.0)), ("conv-2", (0.0, 0.0))):
+        run = tmp_path / sample
+        for name, f1 in (("host", h), ("overlay", o)):
+            (run / name).mkdir(parents=True)
+            rows = [{"key": f"{sample}/q0", "task": sample, "question": "When?", "category": "temporal", "f1": f1}]
+            (run / name / "probes.jsonl").write_text("".join(json.dumps(p) + "\n" for p in rows))
+        runs.append(str(run))
+    assert compare.main([*runs, "--per-task"]) == 0
+    out = capsys.readouterr().out
+    assert "| conv-1 | 1 | 0.500 | 1.000 | +0.500 |" in out and "| all | 2 | 0.250 | 0.500 | +0.250 |" in out
+    assert compare.main([*runs, "--per-task", "--base", "nope"]) == 2
+    assert "base row 'nope'" in capsys.readouterr().err
