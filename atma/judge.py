@@ -347,7 +347,12 @@ _ENDED = re.compile(
     r"broke up|split up|got rid|sold|passed away|retired|over now|not (?:\w+ ){0,2}(?:any )?longer|"
     r"turns out (?:i|i'm|my|that)|correction|i meant|scratch that|set the record straight|gone off|"
     r"(?:got|grew|getting|am|i'm) (?:\w+ )?tired of|sick of|shifted|moved on|in a box now|"
-    r"still (?:like|love|enjoy|dabble|remember|play|do|watch|read|listen|go)\w*(?: \w+){0,8},? but)\b",
+    r"still (?:like|love|enjoy|dabble|remember|play|do|watch|read|listen|go)\w*(?: \w+){0,8},? but|"
+    r"handed in my notice|resigned|(?:was|got) laid off|(?:was|got) let go|ditched|dumped|"
+    r"closed (?:down )?(?:my|the|our)|"
+    r"(?:down|up) (?:to|from) (?:about |around |roughly |just |only )?(?:\d|two|three|four|five|six|seven|eight|nine|ten|zero)|"
+    r"increased|decreased|doubled|halved|cut out|cut (?:\w+ ){0,2}(?:completely|entirely)|"
+    r"(?:i'm|i am|we're|we are) (?:so |totally |completely |officially )?over (?!the moon))\b",
     re.IGNORECASE,
 )
 # "won't quit", "never moved", "don't want to change": a change word under a negation says no change.
@@ -356,10 +361,34 @@ _NEGATED_CHANGE = re.compile(r"\b(?:won't|wouldn't|don't|didn't|never|not|can't|
 # "anymore", "no longer": wording that carries its own negation ("I'm not a bartender anymore").
 _SAYS_NOT = re.compile(r"(?:no longer|not any ?more|any ?more|no more|not (?:\w+ ){0,2}(?:any )?longer)$", re.IGNORECASE)
 #: Weaker wording ("now", "lately", "actually", "left"): a change only with a stronger lexical anchor.
-_ENDED_WEAK = re.compile(r"\b(now|lately|actually|left|these days|nowadays)\b", re.IGNORECASE)
+_ENDED_WEAK = re.compile(r"\b(now|lately|actually|left|these days|nowadays|"
+                         r"since (?:i|we) (?:\w+ )?(?:joined|started|moved|got|began|switched|changed|left|took))\b",
+                         re.IGNORECASE)
+# "trying to cut back", "I want to quit": a change meant, not made.
+_INTENDED = re.compile(r"\b(?:trying|try|want|wanna|going|gonna|plan|planning|hope|hoping|need|thinking about|"
+                       r"thinking of|might|should|could|would|may)\s+(?:to\s+)?(?:\w+\s+)?$", re.IGNORECASE)
+# "My friend switched to Italian", "she moved": change wording whose subject is someone else.
+_OTHER_SUBJECT = re.compile(
+    r"\b(?:he|she|they|(?:my|our|his|her|their) (?:\w+ )?(?:friend|sister|brother|mum|mom|dad|mother|father|aunt|uncle|"
+    r"wife|husband|partner|boss|son|daughter|kids?|neighbou?r|cousin|colleague|roommate|flatmate|grandma|grandpa|"
+    r"parents|dog|cat))(?:'s| has| have| just| finally| recently)*\s+$", re.IGNORECASE)
+
+
+def _says_change(sentence: str) -> bool:
+    """Strong change wording in ``sentence``, not under a negation ("won't quit") and not said of
+    someone else ("my friend switched")."""
+    for m in _ENDED.finditer(sentence):
+        before = sentence[: m.start()]
+        if _OTHER_SUBJECT.search(before) or _INTENDED.search(before):
+            continue
+        if _SAYS_NOT.match(m.group(0)) or not _NEGATED_CHANGE.search(before):
+            return True
+    return False
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_DIGITS = re.compile(r"\d")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?|\b(?:zero|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"fifteen|twenty|thirty|forty|fifty|sixty|hundred|dozen)\b", re.IGNORECASE)
 # A name used to address someone ("Thanks, Mel!", "... you, Caroline.") is not what a statement is about.
 _VOCATIVE = re.compile(r"(?:^|\b(?:hey|hi|hello|thanks|thank you|yeah|yes|no|oh|wow|congrats|sorry|aw+)[,!]?\s+|,\s*)"
                        r"([A-Z][a-z]+)(?=\s*[!.?,]|$)")
@@ -515,8 +544,7 @@ def _change_sentences(said: str) -> str:
     parts = [x for x in _SENTENCE.split(said) if x.strip()]
     keep: set[int] = set()
     for i, x in enumerate(parts):
-        if (any(_SAYS_NOT.match(m.group(0)) or not _NEGATED_CHANGE.search(x[: m.start()]) for m in _ENDED.finditer(x))
-                or _ENDED_WEAK.search(x)):
+        if _says_change(x) or _ENDED_WEAK.search(x):
             keep.update((i, i + 1))
     return " ".join(parts[i] for i in sorted(keep) if i < len(parts))
 
@@ -569,8 +597,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     none = Verdict(reason=f"fallback rule ({why}): no clear change", conflict_status="unclear",
                    conflict_type="none", action="none", links=[])
     said = statements(new.text)
-    strong = any(_SAYS_NOT.match(m.group(0)) or not _NEGATED_CHANGE.search(said[: m.start()])
-                 for m in _ENDED.finditer(said))
+    strong = _says_change(said)
     if not same_person or a < FALLBACK_ANCHORED_TOPIC or not (strong or _ENDED_WEAK.search(said)):
         return none
     if not _FIRST_PERSON.search(said):
@@ -591,7 +618,8 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
                     or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC)
     else:  # "now", "lately": only a direct restatement of the old statement with a new value
-        anchored = a >= FALLBACK_SAME_TOPIC and ((numbers and (shared >= 1 or a >= 0.75)) or named)
+        digits = numbers and bool(_DIGITS.search(old.text)) and bool(_DIGITS.search(where))
+        anchored = a >= FALLBACK_SAME_TOPIC and ((digits and (shared >= 1 or a >= 0.75)) or named)
     if not anchored:
         return none
     confidence = round(min(0.99, 0.5 + 0.25 * min(cover, 1.0) + 0.1 * (numbers or named) + 0.15 * a), 4)

@@ -207,3 +207,82 @@ def test_cheap_judge_also_sees_close_pairs_the_gate_does_not_escalate():
         changes[close] = res.trace.changes
     assert changes[0.0] == ({"action": "supersede", "old_id": "r1"},)
     assert changes[None] == ()
+
+
+# Own update wording, written for the rule's vocabulary (not LTP's templates): varied ways of saying
+# a state ended, and same-topic news that ends nothing (other people's changes, intentions, events).
+_OWN_CHANGES = [
+    ("I teach third grade at Maple Elementary, it's exhausting but fun.",
+     "I handed in my notice at Maple Elementary - I'm a school librarian now."),
+    ('My partner Theo and I have been together three years.',
+     'Theo and I broke up last month, it was mutual.'),
+    ("I'm vegetarian, have been since college.",
+     "I started eating fish again, so I guess I'm pescatarian these days."),
+    ("I drive a 2009 Honda Civic, she's held up well.",
+     'I finally sold the Civic and bought an e-bike for getting around.'),
+    ("We live in a two-bed flat in Glasgow's west end.",
+     "We've moved out of the Glasgow flat; we're renting a cottage in Fife now."),
+    ("I'm learning Portuguese on an app every morning.",
+     'I gave up on Portuguese - switched to learning Korean instead.'),
+    ('I volunteer at the food bank on Saturdays.',
+     "I stopped volunteering at the food bank, my Saturdays are taken by my daughter's football."),
+    ('I drink three cans of cola a day, terrible I know.',
+     "I've cut cola completely - it's sparkling water for me now."),
+    ("I'm a night-shift nurse at St Mary's.",
+     "I switched to day shifts at St Mary's, finally sleeping like a human."),
+    ('I play five-a-side football every Tuesday.',
+     "My knee's done, so no more five-a-side for me."),
+    ("I'm reading about 2 books a month these days.",
+     "I've been reading 6 books a month since I joined the library club."),
+    ('My go-to lunch is a tuna sandwich.',
+     "I'm over tuna sandwiches - my go-to lunch is a burrito bowl now."),
+    ('I rent a room from my aunt in Leeds.',
+     'I no longer live with my aunt - I got my own place in Leeds.'),
+    ('I run a small Etsy shop selling candles.',
+     "I closed the Etsy shop; candles weren't paying the bills."),
+    ('My phone is an old iPhone 8.',
+     'I replaced the iPhone 8 with a Pixel last week.'),
+    ('I sleep about 6 hours a night.',
+     "These days I'm getting a solid 8 hours of sleep a night."),
+    ('I bike to work most days.',
+     "I've ditched the bike, I take the train to work now."),
+]
+_OWN_NO_CHANGE = [
+    ('I teach third grade at Maple Elementary.',
+     'The kids at Maple made me a card today, so sweet.'),
+    ("I'm vegetarian, have been since college.",
+     "Do you have any good vegetarian recipes? I'm out of ideas."),
+    ('I drive a 2009 Honda Civic.',
+     'The Civic needed new tyres this week, cost a fortune.'),
+    ('We live in a two-bed flat in Glasgow.',
+     'It rained all day in Glasgow, I stayed in and baked.'),
+    ('I do about 4 hours of piano practice a week.',
+     'I played the Chopin nocturne for my mum and she cried.'),
+    ('I run about 20 km a week.',
+     'I walked 12,000 steps today exploring the old town.'),
+    ('My cat Miso is 14.',
+     'Miso knocked a plant off the shelf again this morning.'),
+    ("I'm a night-shift nurse at St Mary's.",
+     "A patient brought us chocolates at St Mary's tonight."),
+    ('I read 2 books a month.',
+     'I used to think audiobooks were cheating, but my brother loves them.'),
+    ('I volunteer at the food bank on Saturdays.',
+     'Saturday at the food bank was busy, we packed 300 boxes.'),
+    ('My favourite band is Wolf Alice.',
+     "Wolf Alice announced a new tour, I'm so excited!"),
+    ("I work as a barista at Nola's.",
+     "It changed my perspective on tipping, working at Nola's."),
+    ("I've been learning Portuguese.",
+     'My friend switched to learning Italian, she loves it.'),
+    ('I rent a room from my aunt in Leeds.',
+     'My aunt moved her sewing table into the living room, it looks great.'),
+    ('I drink three cans of cola a day.',
+     "Now that it's summer I keep the cola in the fridge."),
+]
+
+
+def test_rule_reads_varied_change_wording_and_ignores_others_changes_and_intentions():
+    missed = [(o, n) for o, n in _OWN_CHANGES if _pair(o, n).action != "supersede"]
+    fired = [(o, n) for o, n in _OWN_NO_CHANGE if _pair(o, n).action != "none"]
+    assert not missed and not fired, (missed, fired)
+    assert _pair("I drink three cans of cola a day.", "I'm trying to cut out cola completely.").action == "none"
