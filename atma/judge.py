@@ -338,7 +338,7 @@ NEGATION_WORDS = re.compile(r"\b(not|no|never|don't|doesn't|didn't|isn't|aren't|
 #: Wording that says a state ended or was replaced (not just "new" or "no"): with a topical and
 #: lexical anchor on the old record, enough for the rule to retire it.
 _ENDED = re.compile(
-    r"\b(no longer|not any ?more|any ?more(?=\s*(?:[.!,;:)\-–—]|$))|no more|instead(?: of)?|these days|nowadays|"
+    r"\b(no longer|not any ?more|any ?more(?=\s*(?:[.!,;:)\-–—]|$)|\s+(?:since|because|as|so|but|and|now|after|though|either|for|these)\b)|no more|instead(?: of)?|these days|nowadays|"
     r"(?:\b(?:i|we|i've|we've)\s+(?:\w+\s+)?)used to|switched|switching|"
     r"changed(?! (?:my|the|our|your) (?:\w+ )?(?:perspective|view|views|life|lives|game|way|outlook|mindset|approach))|moved|relocated|quit|gave up|given up|stopped|put (?:\w+ ){0,2}down|"
     r"dropped|replaced|swapped|traded|is history|(?:is|are|'s) (?:\w+ )?behind me|"

@@ -286,3 +286,5 @@ def test_rule_reads_varied_change_wording_and_ignores_others_changes_and_intenti
     fired = [(o, n) for o, n in _OWN_NO_CHANGE if _pair(o, n).action != "none"]
     assert not missed and not fired, (missed, fired)
     assert _pair("I drink three cans of cola a day.", "I'm trying to cut out cola completely.").action == "none"
+    assert _pair("I play squash with Dev every Thursday.",
+                 "Dev isn't my squash partner anymore because he moved away. I play with Ana now.").action == "supersede"
