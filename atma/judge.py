@@ -369,7 +369,8 @@ _INTENDED = re.compile(r"\b(?:trying|try|want|wanna|going|gonna|plan|planning|ho
                        r"thinking of|might|should|could|would|may)\s+(?:to\s+)?(?:\w+\s+)?$", re.IGNORECASE)
 # "My friend switched to Italian", "she moved": change wording whose subject is someone else.
 _OTHER_SUBJECT = re.compile(
-    r"\b(?:he|she|they|(?:my|our|his|her|their) (?:\w+ )?(?:friend|sister|brother|mum|mom|dad|mother|father|aunt|uncle|"
+    r"(?:^|[.!?,;:\-–—]\s*|\b(?:and|but|so|because|since|when|as|after|before|that|then|now|oh|well)\s+)"
+    r"(?:he|she|they|(?:my|our|his|her|their) (?:\w+ )?(?:friend|sister|brother|mum|mom|dad|mother|father|aunt|uncle|"
     r"wife|husband|partner|boss|son|daughter|kids?|neighbou?r|cousin|colleague|roommate|flatmate|grandma|grandpa|"
     r"parents|dog|cat))(?:'s| has| have| just| finally| recently)*\s+$", re.IGNORECASE)
 
