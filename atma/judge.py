@@ -32,6 +32,7 @@ __all__ = [
     "ATTRIBUTE_FAMILIES",
     "reported_earlier",
     "lexical_anchor",
+    "names_shared",
     "judge_messages",
     "load_reply",
     "parse_verdict",
@@ -510,6 +511,17 @@ def counts_other_things(old_text: str, new_text: str) -> bool:
     """
     old, new = measured_activities(old_text), measured_activities(new_text)
     return bool(old) and bool(new) and not old & new
+
+
+def names_shared(old: Record, new_text: str) -> bool:
+    """True when the new text names a place, pet, person or brand the old record names (not a
+    speaker's name and not someone addressed).
+
+    >>> names_shared(Record(id="r", namespace="u", text="Living in Nashville has perks.", speaker="Tim"),
+    ...              "So I don't live in Nashville anymore, Tim.")
+    True
+    """
+    return lexical_anchor(old.text, new_text, (old.speaker,))[3]
 
 
 def lexical_anchor(old_text: str, new_text: str, names: Sequence[str] = ()) -> tuple[int, float, bool, bool]:

@@ -19,8 +19,8 @@ import numpy as np
 from . import controller as ctl
 from .answercheck import check_answer
 from .bank import BankError, StateBank, check_namespace
-from .judge import (MAX_RAW_CHARS, Verdict, admission, fallback_verdict, keep_strongest_changes, pair_prefilter, plan_commit,
-                    reported_earlier)
+from .judge import (MAX_RAW_CHARS, Verdict, admission, fallback_verdict, keep_strongest_changes, names_shared,
+                    pair_prefilter, plan_commit, reported_earlier)
 from .packet import PREDECESSOR, Candidate, apply_selection, build_pool, prerank, shape_packet, top_k
 from .profiler import profile
 from .protocols import LLM, GateScore, Host, HostHit, LLMError, PairGate, error_line as _why, failure_status as _failure_status
@@ -39,14 +39,15 @@ class OverlayConfig:
 
     k: int = 5  # packet size (retrieval budget)
     seed_k: int = 10  # host seeds per query
-    candidate_k: int = 8  # host hits searched per write for prior states
+    candidate_k: int = 12  # host hits searched per write for prior states
     # Judge calls per write at most (strongest gate pairs first). None: the Judge's own
     # ``max_pairs`` (1 for an LLM Judge, 3 for the verdict model, which takes milliseconds).
     max_judge_pairs: int | None = None
     # Pairs at least this close in topic (the gate's ``a``) are judged even when the gate does not
     # escalate them, when the Judge is cheap (the rule, the verdict model): the Sentry's logic head
     # calls many plain revisions consistent ("6 cups of coffee a day" / "3 cups a day now - 6 was
-    # way off"). None: the gate alone decides.
+    # way off"), and pairs that share a name ("I live in Nashville" / "I don't live in Nashville
+    # anymore"). None: the gate alone decides.
     close_pair_a: float | None = 0.65
     # State changes (supersede / transition) one write may commit from its independently judged
     # pairs: the most confident are kept, the rest change nothing (one statement rarely ends two
@@ -455,7 +456,8 @@ class ATMAOverlay:
         skip = admission(text) if cfg.admission else None
         close = cfg.close_pair_a if (getattr(self.judge, "cheap", False) or not cfg.use_judge) else None
         escalated = [] if skip else sorted(
-            (p for p in zip(candidates, scores) if p[1].escalate or (close is not None and p[1].a >= close)),
+            (p for p in zip(candidates, scores)
+             if p[1].escalate or (close is not None and (p[1].a >= close or names_shared(p[0][0], text)))),
             key=lambda p: -p[1].a)
         same_only = cfg.same_speaker_only
         if same_only is None:

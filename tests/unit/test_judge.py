@@ -288,3 +288,20 @@ def test_rule_reads_varied_change_wording_and_ignores_others_changes_and_intenti
     assert _pair("I drink three cans of cola a day.", "I'm trying to cut out cola completely.").action == "none"
     assert _pair("I play squash with Dev every Thursday.",
                  "Dev isn't my squash partner anymore because he moved away. I play with Ana now.").action == "supersede"
+
+
+def test_cheap_judge_also_sees_pairs_that_share_a_name():
+    from atma import ATMAOverlay, OverlayConfig
+    from atma.judging import RuleJudge
+    from atma.sentry import CosineGate
+    from atma.testing import HashEmbedder, InMemoryHost
+
+    emb = HashEmbedder()
+    ov = ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", gate=CosineGate(emb, threshold=1.01),
+                     judge=RuleJudge(), config=OverlayConfig(close_pair_a=1.01))  # neither gate nor a lets it in
+    ov.add("Living in Nashville has its perks, there's always live music.", time="2024-01-10T10:00", speaker="Tim")
+    res = ov.add("So I don't live in Nashville anymore - I relocated to Denver.", time="2024-06-02T10:00", speaker="Tim")
+    assert res.trace.candidates[0].a < 1.01 and not res.trace.candidates[0].escalate
+    assert [c.old_id for c in res.trace.judge] == ["r1"]  # judged (the rule then weighs topic and wording)
+    other = ov.add("The bagels here are great, who knew.", time="2024-06-03T10:00", speaker="Tim")
+    assert other.trace.judge == ()  # no shared name, no close gate score: not judged
