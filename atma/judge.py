@@ -392,7 +392,7 @@ _DIGITS = re.compile(r"\d")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?|\b(?:zero|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"fifteen|twenty|thirty|forty|fifty|sixty|hundred|dozen)\b", re.IGNORECASE)
 # A name used to address someone ("Thanks, Mel!", "... you, Caroline.") is not what a statement is about.
-_VOCATIVE = re.compile(r"(?:^|\b(?:hey|hi|hello|thanks|thank you|yeah|yes|no|oh|wow|congrats|sorry|aw+)[,!]?\s+|,\s*)"
+_VOCATIVE = re.compile(r"(?:^|\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|no|oh|wow|congrats|sorry|aw+)[,!]?\s+|,\s*)"
                        r"([A-Z][a-z]+)(?=\s*[!.?,]|$)")
 _STOP = frozenset("""a about above after again against all also am an and any are aren't as at be because been before
 being below between both but by can can't could did didn't do does doesn't doing don't down during each few for from

@@ -305,3 +305,13 @@ def test_cheap_judge_also_sees_pairs_that_share_a_name():
     assert [c.old_id for c in res.trace.judge] == ["r1"]  # judged (the rule then weighs topic and wording)
     other = ov.add("The bagels here are great, who knew.", time="2024-06-03T10:00", speaker="Tim")
     assert other.trace.judge == ()  # no shared name, no close gate score: not judged
+
+
+def test_a_greeted_name_is_no_shared_name():
+    # "Hey John," opens both turns: the name addressed is not what either statement is about
+    old = "Hey John, been a while. I donated my old car to a shelter I volunteer at yesterday."
+    new = "Hey John, great news - I'm now friends with one of my fellow volunteers!"
+    assert _pair(old, new, a=0.66).action == "none"
+    # a name in the statements themselves still anchors
+    assert _pair("Been a while. I volunteer at the Eastside shelter on Sundays.",
+                 "Great news - I'm now coordinating volunteers at Eastside!", a=0.66).action == "supersede"
