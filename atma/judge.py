@@ -632,7 +632,12 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                     or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC)
     else:  # "now", "lately": only a direct restatement of the old statement with a new value
         digits = numbers and bool(_DIGITS.search(old.text)) and bool(_DIGITS.search(where))
-        anchored = a >= FALLBACK_SAME_TOPIC and ((digits and (shared >= 1 or a >= 0.75)) or named)
+        # ... or the same attribute family restated with most of its words ("Now I live in a small flat
+        # in Bristol" after "I live in a small flat in Leeds")
+        restated = (a >= 0.75 and bool(re.search(r"\bnow\b", where, re.IGNORECASE))
+                    and bool(attribute_families(old.text) & attribute_families(where))
+                    and shared >= 2 and cover >= 2 * FALLBACK_COVER)
+        anchored = a >= FALLBACK_SAME_TOPIC and ((digits and (shared >= 1 or a >= 0.75)) or named or restated)
     if not anchored:
         return none
     confidence = round(min(0.99, 0.5 + 0.25 * min(cover, 1.0) + 0.1 * (numbers or named) + 0.15 * a), 4)

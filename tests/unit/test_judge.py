@@ -315,3 +315,10 @@ def test_a_greeted_name_is_no_shared_name():
     # a name in the statements themselves still anchors
     assert _pair("Been a while. I volunteer at the Eastside shelter on Sundays.",
                  "Great news - I'm now coordinating volunteers at Eastside!", a=0.66).action == "supersede"
+
+
+def test_now_with_the_same_attribute_restated_is_a_change():
+    # weak wording ("now") with no number or name: a close restatement of one attribute family
+    old, new = "I live in a small flat in Leeds with my cat.", "Now I live in a small flat in Bristol with my cat."
+    assert _pair(old, new, a=0.9).action == "supersede"
+    assert _pair(old, new, a=0.7).action == "none"  # not close enough to be the same statement
