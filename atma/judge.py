@@ -389,6 +389,7 @@ def _says_change(sentence: str) -> bool:
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _DIGITS = re.compile(r"\d")
+_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?|\b(?:zero|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"fifteen|twenty|thirty|forty|fifty|sixty|hundred|dozen)\b", re.IGNORECASE)
 # A name used to address someone ("Thanks, Mel!", "... you, Caroline.") is not what a statement is about.
@@ -461,10 +462,15 @@ ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, 
 }.items()}
 
 
+def _vocab_hits(text: str, table: Mapping[str, frozenset[str]]) -> set[str]:
+    """The names in ``table`` whose words ``text`` uses."""
+    words = {w.split("'")[0] for w in _WORD.findall(text.lower())}
+    return {name for name, vocab in table.items() if words & vocab}
+
+
 def attribute_families(text: str) -> set[str]:
     """The attribute families whose words ``text`` uses."""
-    words = {w.split("'")[0] for w in _WORD.findall(text.lower())}
-    return {name for name, vocab in ATTRIBUTE_FAMILIES.items() if words & vocab}
+    return _vocab_hits(text, ATTRIBUTE_FAMILIES)
 
 
 #: Things people count or measure (per day, week, month). Two numbers anchor a change only when
@@ -494,8 +500,7 @@ MEASURED_ACTIVITIES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k,
 
 def measured_activities(text: str) -> set[str]:
     """The counted activities (:data:`MEASURED_ACTIVITIES`) that ``text`` names."""
-    words = {w.split("'")[0] for w in _WORD.findall(text.lower())}
-    return {name for name, vocab in MEASURED_ACTIVITIES.items() if words & vocab}
+    return _vocab_hits(text, MEASURED_ACTIVITIES)
 
 
 def counts_other_things(old_text: str, new_text: str) -> bool:
@@ -589,6 +594,9 @@ FALLBACK_SHARED_TOPIC = 0.45
 FALLBACK_ANCHORED_TOPIC = 0.3
 #: Lowest topic agreement at which two statements about one attribute family (home, work, pet, ...) count.
 FALLBACK_FAMILY_TOPIC = 0.4
+#: Topic agreement at which weak wording ("now") restates the old statement closely enough to
+#: change it on a number alone, or on one attribute family restated with most of its words.
+FALLBACK_RESTATE_TOPIC = 0.75
 #: Share of the shorter statement's content words the two must have in common to be about one thing.
 FALLBACK_COVER = 0.2
 
@@ -634,10 +642,11 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         digits = numbers and bool(_DIGITS.search(old.text)) and bool(_DIGITS.search(where))
         # ... or the same attribute family restated with most of its words ("Now I live in a small flat
         # in Bristol" after "I live in a small flat in Leeds")
-        restated = (a >= 0.75 and bool(re.search(r"\bnow\b", where, re.IGNORECASE))
+        restated = (a >= FALLBACK_RESTATE_TOPIC and bool(_NOW.search(where))
                     and bool(attribute_families(old.text) & attribute_families(where))
                     and shared >= 2 and cover >= 2 * FALLBACK_COVER)
-        anchored = a >= FALLBACK_SAME_TOPIC and ((digits and (shared >= 1 or a >= 0.75)) or named or restated)
+        anchored = a >= FALLBACK_SAME_TOPIC and ((digits and (shared >= 1 or a >= FALLBACK_RESTATE_TOPIC))
+                                                 or named or restated)
     if not anchored:
         return none
     confidence = round(min(0.99, 0.5 + 0.25 * min(cover, 1.0) + 0.1 * (numbers or named) + 0.15 * a), 4)

@@ -165,7 +165,7 @@ def _close_pair_a(args: argparse.Namespace) -> float | None:
 
     v = getattr(args, "close_pair_a", None)
     if v is None:
-        return OverlayConfig().close_pair_a
+        return OverlayConfig.close_pair_a  # the dataclass default
     return None if v < 0 else float(v)
 
 
