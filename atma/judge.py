@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import date
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -601,6 +601,88 @@ FALLBACK_RESTATE_TOPIC = 0.75
 FALLBACK_COVER = 0.2
 
 
+_SECOND_PERSON = re.compile(r"\b(?:you|your|you're|youre|you've|you'll|you'd|yours|ur)\b", re.IGNORECASE)
+# "Noted:", "Got it -", "I'll remember that": how an assistant (or a friend) opens an acknowledgement.
+_ACK_OPENER = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|alright|all right|sure|great|cool|nice|wow|oh|ah|aw+)[,!.]?\s+)?"
+    r"(?:noted|got it|gotcha|understood|roger(?: that)?|will do|good to know|copy that|sounds good|"
+    r"(?:i'll|i will|i'm going to|let me) (?:remember|keep in mind|note|make a note of|save|update)(?: (?:that|this|it))?|"
+    r"(?:i've|i have) (?:noted|saved|updated|made a note)(?: (?:that|this|it))?|"
+    r"thanks for (?:letting me know|telling me|sharing|the update)|saved|updated|ok(?:ay)?|so)\b[\s,:;.!\-–—]*",
+    re.IGNORECASE)
+# "You should try Leeds", "why don't you", "you'd love it": a suggestion or a guess, not their state.
+_SUGGESTION = re.compile(
+    r"\b(?:you (?:should|could|might|must|ought|may|can|need to|have to|want to|wanna|gotta)|why (?:don't you|not)|"
+    r"have you (?:ever )?(?:thought|considered|tried)|what about|how about|maybe you|if you|you'd (?:love|like|enjoy)|"
+    r"would you|do you|did you|are you|were you|will you|hope you|wish you)\b", re.IGNORECASE)
+
+
+def addressed_statements(text: str, names: Sequence[str] = ()) -> str:
+    """The sentences of ``text`` that tell the person addressed what their own state is — an
+    acknowledgement or restatement by another speaker ("Noted: you live in Leeds now.", "So your
+    commute is 25 minutes", "Got it - Mia's cat is called Miso" with ``names=["Mia"]``): in the
+    second person or naming one of ``names``, or after an acknowledging opener; not a question, a
+    suggestion ("you should try Leeds") or a sentence about the speaker themself ("I live in Leeds too").
+
+    >>> addressed_statements("Noted: you live in Leeds. I hope the move went well!")
+    'you live in Leeds.'
+    >>> addressed_statements("You should move to Leeds. Do you like it?")
+    ''
+    """
+    out = []
+    for x in _SENTENCE.split(statements(text)):
+        body = _ACK_OPENER.sub("", x.strip(), count=1)
+        opened = body != x.strip()
+        if not body or _SUGGESTION.search(body) or _FIRST_PERSON.search(body):
+            continue
+        named = any(n and re.search(rf"\b{re.escape(n)}\b", body) for n in names)
+        if _SECOND_PERSON.search(body) or named or (opened and len(_WORDS.findall(body)) >= 2):
+            out.append(body)
+    return " ".join(out)
+
+
+def _numbers(text: str) -> set[str]:
+    return {m.group(0).lower() for m in _NUMBER.finditer(text)}
+
+
+def acknowledges_value(old: Record, new: Record, a: float) -> bool:
+    """True when ``new`` (another speaker's words) states the value of ``old`` (its speaker's own
+    state) again, addressed to them: "Noted: you live in Leeds." after "I live in Leeds." Such a
+    record belongs in the old value's slot, so the change that later retires the value retires
+    it too (else it stays "current memory" beside the new value, and the reader picks it).
+    Needs the value itself (a shared name, the same number, or most of the statement's words),
+    no change wording of its own, and no statement of the new speaker's own value of that topic.
+    """
+    if a < FALLBACK_SHARED_TOPIC or not _FIRST_PERSON.search(statements(old.text)) or admission(old.text):
+        return False
+    said = addressed_statements(new.text, (old.speaker,))
+    if not said or counts_other_things(old.text, said):
+        return False
+    if _says_change(said) and not _says_change(old.text):  # "so you left Leeds!" says a change, not the value
+        return False
+    on, sn = _numbers(old.text), _numbers(said)
+    if on and sn and not on & sn:  # another number: another value
+        return False
+    shared, cover, _numbers_both, named = lexical_anchor(old.text, said, (old.speaker, new.speaker))
+    if not (named or (shared >= 1 and bool(on & sn)) or (shared >= 2 and cover >= 0.5) or (shared and cover >= 1.0)):
+        return False
+    # the new speaker's own statement on that topic ("... I live in Leeds too") is their state, not an echo
+    drop = {old.speaker.lower(), new.speaker.lower()} - {""}
+    old_words = _content(old.text, drop)
+    for x in _SENTENCE.split(statements(new.text)):
+        body = _ACK_OPENER.sub("", x.strip(), count=1)
+        if _FIRST_PERSON.search(body) and (_content(body, drop) & old_words
+                                           or attribute_families(body) & attribute_families(old.text)):
+            return False
+    return True
+
+
+def _ack_verdict(old: Record, a: float) -> Verdict:
+    return Verdict(reason="fallback rule: another speaker restates this value", conflict_status="no_conflict",
+                   conflict_type="none", action="none", links=[], same_value=True,
+                   old_state=_clip(old.text, 300), confidence=round(min(0.99, 0.6 + 0.3 * a), 4))
+
+
 def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: str) -> Verdict:
     """Deterministic rule used when the Judge's output is invalid, late or failed, and the
     ``rule`` Judge.
@@ -617,15 +699,26 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     a = score.a if score is not None else 0.0
     none = Verdict(reason=f"fallback rule ({why}): no clear change", conflict_status="unclear",
                    conflict_type="none", action="none", links=[])
+    if not same_person:
+        # Another speaker's words. An acknowledgement of the old value ("Noted: you live in Leeds")
+        # joins its slot; an old acknowledgement of the new speaker's value can be retired by
+        # their change, read as what it says about them. Nothing else crosses speakers.
+        if acknowledges_value(old, new, a):
+            return _ack_verdict(old, a)
+        about = addressed_statements(old.text, (new.speaker,)) if value_root(old) != old.id else ""
+        if not about:  # only a record that joined a value's slot as its acknowledgement
+            return none
+        old = replace(old, text=about, speaker=new.speaker)
     said = statements(new.text)
     strong = _says_change(said)
-    if not same_person or a < FALLBACK_ANCHORED_TOPIC or not (strong or _ENDED_WEAK.search(said)):
+    if a < FALLBACK_ANCHORED_TOPIC or not (strong or _ENDED_WEAK.search(said)):
         return none
     if not _FIRST_PERSON.search(said):
         return none
     # The old text must say something about its speaker ("I", "my", "we"): a greeting, a question
     # or a remark about the other person ("Wow! What got you into running?") holds no state to end.
-    if not _FIRST_PERSON.search(old.text):
+    # (An acknowledgement by another speaker was read above as what it says of the new speaker.)
+    if same_person and not _FIRST_PERSON.search(old.text):
         return none
     if counts_other_things(old.text, said):  # "I cycle 20 km a week" / "I'm sleeping 6 hours lately"
         return none

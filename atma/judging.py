@@ -46,8 +46,13 @@ class RuleJudge:
     """The deterministic rule (conservative: same speaker, topically close, change wording)."""
 
     name = "rule"
-    handles_speakers = False
+    # Pairs by two speakers reach it: another speaker's acknowledgement of a value joins the
+    # value's slot (``same_value``); one person's news never retires another's state.
+    handles_speakers = True
     max_pairs = 5  # microseconds per pair; the anchor keeps unrelated pairs out
+    # ``max_pairs`` pairs by the new record's speaker, and as many by others, each strongest first:
+    # another speaker's pairs never take a same-speaker pair's place.
+    pairs_per_side = True
     cheap = True  # OverlayConfig.close_pair_a applies
 
     def __init__(self, why: str = "rule judge") -> None:

@@ -472,7 +472,13 @@ class ATMAOverlay:
         decisions: list[tuple[Record, Verdict]] = []
         calls: list[JudgeCall] = []
         llm_s = 0.0
-        for (old, _src), score in escalated[: max_pairs]:
+        if getattr(self.judge, "pairs_per_side", False):
+            mine = [p for p in escalated if pair_prefilter(p[0][0], new) is None]
+            others = [p for p in escalated if pair_prefilter(p[0][0], new) is not None]
+            escalated = sorted(mine[:max_pairs] + others[:max_pairs], key=lambda p: -p[1].a)
+        else:
+            escalated = escalated[:max_pairs]
+        for (old, _src), score in escalated:
             verdict, call = self._judge(old, new, score)
             llm_s += call.latency_s
             decisions.append((old, verdict))

@@ -168,3 +168,61 @@ def test_a_restatement_of_a_slot_member_links_the_slot_s_other_members():
     assert r2.slot == r1.slot
     r3 = ov.add(again, speaker="Dana").record  # joins via one member only (max one pair)
     assert r3.slot == r1.slot and ov.bank.check_invariants("u") == []
+
+
+def _rule_overlay():
+    emb = HashEmbedder()
+    return ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", llm=ScriptedLLM(default="x"),
+                       gate=CosineGate(emb, threshold=0.0), judge=RuleJudge(), config=OverlayConfig())
+
+
+def test_rule_judge_joins_another_speakers_acknowledgement_and_retires_it_with_the_value():
+    """The default Judge reads pairs by two speakers: "Noted: you live in Leeds." said back to the
+    user joins the Leeds record's slot, so the user's move retires it too (else it stays current
+    memory beside Bristol and the reader picks it). The other speaker's own Leeds stays theirs."""
+    ov = _rule_overlay()
+    r1 = ov.add("I live in Leeds with my partner.", speaker="user").record
+    r2 = ov.add("Noted: you live in Leeds.", speaker="assistant").record
+    r3 = ov.add("I live in Leeds myself, near the station.", speaker="Sam").record
+    r4 = ov.add("You should try the market in Leeds.", speaker="Sam").record
+    assert r2.slot == r1.slot and value_root(r2) == r1.id
+    assert value_root(r3) == r3.id and r3.slot != r1.slot and value_root(r4) == r4.id
+    ov.add("I no longer live in Leeds with my partner: I moved to Bristol.", speaker="user")
+    status = {r.id: ov.bank.get("u", r.id).status for r in (r1, r2, r3, r4)}
+    assert status == {r1.id: Status.SUPERSEDED, r2.id: Status.SUPERSEDED, r3.id: Status.ACTIVE, r4.id: Status.ACTIVE}
+    assert ov.bank.check_invariants("u") == []
+
+
+def test_rule_acknowledgement_needs_the_value_itself():
+    from atma.judge import fallback_verdict
+
+    def verdict(old, new, a=0.8):
+        return fallback_verdict(Record(id="o", namespace="u", text=old, speaker="Ana"),
+                                Record(id="n", namespace="u", text=new, speaker="Ben"),
+                                GateScore(a=a, b=None, d=None, escalate=True), why="t")
+
+    commute = "My commute takes about 25 minutes each way."
+    assert verdict(commute, "Got it, your commute is 25 minutes.").same_value
+    assert verdict("I work as a nurse at St Mary's.", "So you're a nurse at St Mary's! That must be tiring.").same_value
+    for other in ("Got it, your commute is 40 minutes.",  # another number: another value
+                  "My commute takes 25 minutes too.",  # the speaker's own state
+                  "Is your commute still 25 minutes?",  # a question
+                  "You should cycle, 25 minutes is a lot.",  # a suggestion
+                  "So you switched to a 25 minute commute!"):  # says a change, not the value
+        v = verdict(commute, other)
+        assert v.action == "none" and not v.same_value, other
+    # one person's news never retires another's state
+    assert verdict("I live in Leeds.", "I moved to Bristol, not Leeds anymore.").action == "none"
+
+
+def test_the_rule_sees_another_speakers_pairs_besides_its_own_not_instead():
+    ov = _rule_overlay()
+    mine = [ov.add(t, speaker="Dana").record for t in (
+        "I rent a flat in Leeds.", "I work at the bakery in Leeds.", "I have a dog in Leeds.",
+        "I play tennis in Leeds.", "I swim in Leeds.")]
+    for t in ("Noted: you rent a flat in Leeds.", "So you work at the bakery in Leeds.",
+              "Got it, you have a dog in Leeds."):
+        ov.add(t, speaker="assistant")
+    res = ov.add("I moved out of Leeds to Bristol.", speaker="Dana")
+    judged = {c.old_id for c in res.trace.judge}
+    assert {r.id for r in mine} <= judged and len(judged) == 8
