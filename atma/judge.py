@@ -347,6 +347,9 @@ _ENDED = re.compile(
     r"how things change|left (?:my|the|that|our) (?:\w+ ){0,4}(?:job|gig|position|role|company|team|band|club|firm|school|course)|"
     r"broke up|split up|got rid|sold|passed away|retired|over now|not (?:\w+ ){0,2}(?:any )?longer|"
     r"turns out (?:i|i'm|my|that)|correction|i meant|scratch that|set the record straight|gone off|"
+    r"mixed (?:that|it|them|things) up|got (?:that|it) wrong|(?:let me|i need to|i should) (?:fix|correct)|"
+    r"to be (?:precise|exact|accurate)|i misspoke|i was wrong|my mistake|i should have said|what i meant|"
+    r"(?:big|major|huge) change|"
     r"(?:got|grew|getting|am|i'm) (?:\w+ )?tired of|sick of|shifted|moved on|in a box now|"
     r"still (?:like|love|enjoy|dabble|remember|play|do|watch|read|listen|go)\w*(?: \w+){0,8},? but|"
     r"handed in my notice|resigned|(?:was|got) laid off|(?:was|got) let go|ditched|dumped|"
@@ -641,6 +644,170 @@ def addressed_statements(text: str, names: Sequence[str] = ()) -> str:
     return " ".join(out)
 
 
+#: A change under way, not yet complete ("I'm halfway through moving to Porto", "gradually cutting
+#: down from 6 to 3"): with an anchor on the old statement, a transition (the old state is where it
+#: comes from; it stops being current).
+_IN_PROGRESS = re.compile(
+    r"\b(?:in the (?:middle|midst|process) of|halfway (?:through|to|into)|part ?way (?:through|to|into)|"
+    r"gradually|bit by bit|little by little|step by step|slowly (?:\w+ing)\b|"
+    r"phasing (?:\w+ )?(?:out|in)|weaning (?:myself |me )?off|tapering|transitioning|"
+    r"easing (?:myself )?(?:into|off|out of)|working (?:my way )?(?:towards?|up to|down to)|a (?:trial|transition) period)",
+    re.IGNORECASE)
+#: A restriction or a condition beside a default: the old value still holds, but not everywhere
+#: ("only on weekends", "except in winter", "when it snows ... normally ...").
+_RESTRICT = re.compile(
+    r"\b(?:only (?:\w+ ){0,3}?(?:on|in|at|during|when|if|for|while)|except(?: for| on| in| when| at| during)?|apart from|"
+    r"other than|unless|just (?:on|in|at|during|when|for))\b", re.IGNORECASE)
+_CONDITION = re.compile(
+    r"\b(?:on (?:the )?(?:weekends?|weekdays?|workdays?|work days|school days|holidays?|vacation|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?)|at (?:the )?weekends?|during (?:the week|term|the holidays|"
+    r"the season|winter|summer)|in (?:the )?(?:winter|summer|spring|autumn|fall|off-season|holidays)|"
+    r"when (?:it (?:rains|snows|is|'s)|i(?:'m| am)? (?:\w+ )?(?:travell?ing|away|on call|working|busy|on holiday|visiting|travel))|"
+    r"while (?:travell?ing|on holiday|away|on call)|on (?:work )?trips?|on business)\b", re.IGNORECASE)
+_DEFAULT = re.compile(r"\b(?:usually|normally|generally|typically|otherwise|the rest of the (?:time|week|year)|"
+                      r"most of the time|most (?:days|weeks)|the other (?:days|months))\b", re.IGNORECASE)
+#: One more value beside the old one ("Besides pottery I've taken up kite surfing", "we adopted a
+#: degu, so Parsnip has company"): a second item of a multi-valued attribute; both stay current.
+_ADDS = re.compile(
+    r"\b(?:also|as well|too|besides|alongside|in addition(?: to)?|on top of|along with|next to|another|"
+    r"a second|second (?:\w+ )?(?:hobby|job|gig|pet|dog|cat|language|instrument|car|love|favou?rite)|"
+    r"add(?:ed|ing)? (?:\w+ ){0,4}to (?:the|my|our) (?:list|collection|family|household|rotation|crew)|"
+    r"has company|have company|(?:joined|joins) (?:the family|the household|us))\b", re.IGNORECASE)
+
+
+def _scoped(said: str) -> bool:
+    """A restriction ("only on weekends"), a condition beside a default ("when it snows ...;
+    normally ..."), or two conditions ("on workdays ...; at weekends ...")."""
+    conditions = {m.group(0).lower() for m in _CONDITION.finditer(said)}
+    negated = any(re.search(r"\bnot\s+$", said[: m.start()]) for m in _CONDITION.finditer(said))  # "just not at weekends"
+    return (bool(_RESTRICT.search(said)) or negated or (bool(conditions) and bool(_DEFAULT.search(said)))
+            or len(conditions) >= 2)
+
+
+def _mentions_value(old_text: str, new_text: str, names: Sequence[str], close: bool = False) -> bool:
+    """The new text names the old statement's value: a shared name, the same number (with a
+    shared word, or on its own when the pair is ``close`` in topic), or a shared word that is not
+    just the attribute's name ("pottery", not "hobby")."""
+    shared, _cover, _both, named = lexical_anchor(old_text, new_text, names)
+    same_number = bool(_numbers(old_text) & _numbers(new_text))
+    drop = {n.lower() for n in names if n}
+    values = (_content(old_text, drop) & _content(new_text, drop)) - _ATTRIBUTE_WORDS
+    return named or (same_number and (shared >= 1 or close)) or bool(values)
+
+
+#: Words that name an attribute rather than its value ("main hobby", "cups of coffee a day"): two
+#: statements sharing only these do not name one value.
+_ATTRIBUTE_WORDS = frozenset("""hobby hobbie favourite favorite main music song band job work career pet
+live home drink eat food diet commute sleep read book cup night hour minute kilometre kilometer mile month
+rent euro dollar pound play listen watch name named called take usually daily""".split())
+
+
+def _own_clause(said: str, pattern: re.Pattern[str]) -> bool:
+    """``pattern`` in ``said`` not said of someone else ("my friend is gradually ...") and not as an
+    intention ("I want to gradually ...")."""
+    for m in pattern.finditer(said):
+        before = said[: m.start()]
+        if not (_OTHER_SUBJECT.search(before) or _INTENDED.search(before) or _NEGATED_CHANGE.search(before)):
+            return True
+    return False
+
+
+# ------------------------------------------------------------ a state restated with a new value
+# "I sleep 5 hours a night." after "I sleep 7 hours a night."; "Oh and I live in Duluth." after
+# "Benedikt lives in Valparaiso.": the one statement frame, one value swapped, no change wording
+# (the newest value wins). Only frames of single-valued states (where someone lives, works, how
+# much they sleep or pay, what their favourite is): "I have a cat" / "I love hiking" add values.
+_STATE_VERBS = frozenset("""live work am is sleep drink run read commute earn pay rent take drive study teach weigh
+cycle swim walk wake go""".split())
+_THIRD = {"has": "have", "is": "am", "does": "do", "goes": "go", "studies": "study", "'s": "am"}
+_LEAD = re.compile(r"^(?:(?:oh|and|so|well|also|btw|by the way|for what it's worth|actually|honestly|realistically|"
+                   r"currently|these days|nowadays|lately|at the moment|right now|fyi|quick update|update|anyway)"
+                   r"[\s,:;!\-–—]+)+", re.IGNORECASE)
+_TRAIL = re.compile(r"(?:[\s,;\-–—]+(?:by the way|at the moment|these days|now|currently|nowadays|lately|"
+                    r"for now|right now|btw))+\s*[.!]*$", re.IGNORECASE)
+_EVENT_WORDS = re.compile(r"\b(?:yesterday|today|tonight|this (?:morning|afternoon|evening|week|weekend)|"
+                          r"last (?:night|week|weekend|month|year|time)|ago|just|earlier|will|going to|gonna|"
+                          r"want|wish|hope|if|when|should|could|would|might|maybe|probably|not|never|no)\b",
+                          re.IGNORECASE)
+_ELIDED = re.compile(r"\W*(?:gradually|slowly|halfway|part ?way|bit by bit|little by little|step by step|"
+                     r"in the (?:middle|midst|process) of|\w+ing)\b", re.IGNORECASE)
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_CLAUSE = re.compile(r"(?<=[.!?;:])\s+|\s+[-–—]\s+")
+
+
+def _frame_tokens(sentence: str, speaker: str) -> list[str]:
+    """Lower-case words of a statement about its speaker in the first person: "Gideon drinks 7
+    cups" -> i drink 7 cups; "Caspian's rent is" -> my rent is; "I'm" -> i am."""
+    text = _TRAIL.sub("", _LEAD.sub("", sentence.strip()))
+    if speaker:
+        name = re.escape(speaker)
+        text = re.sub(rf"^{name}'s\b", "my", text)
+        m = re.match(rf"^{name}\s+(?:(really|still|usually)\s+)?(\w+)", text)
+        if m:
+            verb = m.group(2).lower()
+            verb = _THIRD.get(verb, verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb)
+            text = "i " + (m.group(1) + " " if m.group(1) else "") + verb + text[m.end():]
+    text = re.sub(r"\b(i|you|we|they)'m\b", r"\1 am", text, flags=re.IGNORECASE)
+    return _TOKEN.findall(text.lower().replace("’", "'"))
+
+
+def _span_kind(words: list[str], original: str) -> str:
+    if any(_NUMBER.fullmatch(w) for w in words):
+        return "number"
+    if any(re.search(rf"\b{re.escape(w.capitalize())}\b", original) for w in words if len(w) > 2):
+        return "name"
+    if words and words[0] in ("a", "an", "the", "my"):
+        return "noun"
+    return "other"
+
+
+def restates_with_new_value(old_text: str, new_sentence: str, speaker: str, new_original: str = "") -> bool:
+    """True when ``new_sentence`` says ``old_text``'s statement again with one value swapped
+    (same words before and after, a number for a number, a name for a name, "a nurse" for
+    "a welder"), about a single-valued state in the present tense.
+
+    >>> restates_with_new_value("Gideon drinks 7 cups of coffee a day.", "I drink 2 cups of coffee a day.", "Gideon")
+    True
+    >>> restates_with_new_value("I live in Krakow.", "Oh and I live in Adelaide.", "Ana")
+    True
+    >>> restates_with_new_value("I am a nurse.", "I am so tired.", "Ana")
+    False
+    >>> restates_with_new_value("I love painting landscapes.", "I love painting portraits.", "Ana")
+    False
+    >>> restates_with_new_value("I went to Paris.", "I went to Rome.", "Ana")
+    False
+    """
+    if _EVENT_WORDS.search(new_sentence) or _EVENT_WORDS.search(old_text):
+        return False
+    o, n = _frame_tokens(old_text, speaker), _frame_tokens(new_sentence, speaker)
+    if len(o) < 3 or len(n) < 3 or o == n:
+        return False
+    if not ((o[0] == "i" and o[1] in _STATE_VERBS) or (o[0] == "my" and "is" in o[1:4])):
+        return False
+    pre = 0
+    while pre < min(len(o), len(n)) and o[pre] == n[pre]:
+        pre += 1
+    suf = 0
+    while suf < min(len(o), len(n)) - pre and o[-1 - suf] == n[-1 - suf]:
+        suf += 1
+    a_span, b_span = o[pre: len(o) - suf], n[pre: len(n) - suf]
+    if pre < 2 or not a_span or not b_span or len(a_span) > 3 or len(b_span) > 4:
+        return False
+    if (pre + suf) / len(o) < 0.5:
+        return False
+    if o[pre - 1] in ("a", "an", "the", "my"):  # "i work as a | museum curator"
+        a_span, b_span = o[pre - 1: len(o) - suf], n[pre - 1: len(n) - suf]
+    ka = _span_kind(a_span, old_text)
+    return ka != "other" and ka == _span_kind(b_span, new_original or new_sentence)
+
+
+def _about_speaker(text: str, speaker: str) -> bool:
+    """The text says something about its speaker: in the first person ("I", "my", "we"), or
+    naming them ("Zofia works as a court interpreter.", as hosts that extract facts store it)."""
+    return bool(_FIRST_PERSON.search(text)) or bool(
+        speaker and re.search(rf"(?:^|[.!?]\s+){re.escape(speaker)}(?:'s)?\b", text))
+
+
 def _numbers(text: str) -> set[str]:
     return {m.group(0).lower() for m in _NUMBER.finditer(text)}
 
@@ -711,26 +878,56 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         old = replace(old, text=about, speaker=new.speaker)
     said = statements(new.text)
     strong = _says_change(said)
-    if a < FALLBACK_ANCHORED_TOPIC or not (strong or _ENDED_WEAK.search(said)):
-        return none
-    if not _FIRST_PERSON.search(said):
+    progress = _own_clause(said, _IN_PROGRESS)
+    scoped = _scoped(said)
+    adds = _own_clause(said, _ADDS)
+    restated = (same_person and a >= FALLBACK_ANCHORED_TOPIC and _about_speaker(old.text, old.speaker)
+                and any(restates_with_new_value(o, x, new.speaker, new.text)
+                        for o in _CLAUSE.split(statements(old.text)) for x in _CLAUSE.split(said)))
+    if restated and not (progress or scoped or adds):
+        confidence = round(min(0.95, 0.5 + 0.4 * a), 4)
+        return Verdict(reason=f"fallback rule ({why}): the same statement with a new value",
+                       conflict_status="conflict", conflict_type="temporal_update", action="supersede",
+                       links=["supersedes"], confidence=confidence)
+    if a < FALLBACK_ANCHORED_TOPIC or not (strong or progress or scoped or adds or _ENDED_WEAK.search(said)):
         return none
     # The old text must say something about its speaker ("I", "my", "we"): a greeting, a question
     # or a remark about the other person ("Wow! What got you into running?") holds no state to end.
     # (An acknowledgement by another speaker was read above as what it says of the new speaker.)
-    if same_person and not _FIRST_PERSON.search(old.text):
+    if same_person and not _about_speaker(old.text, old.speaker):
         return none
     if counts_other_things(old.text, said):  # "I cycle 20 km a week" / "I'm sleeping 6 hours lately"
         return none
+    names = (old.speaker, new.speaker)
+    if (scoped or adds) and not (strong or progress) and a >= FALLBACK_SHARED_TOPIC and _mentions_value(old.text, said, names, a >= FALLBACK_SAME_TOPIC):
+        # the old value named beside a scope or a second value: it still holds, no change (with
+        # change wording too it ended: "I barely play volleyball anymore - squash on weekends now")
+        if scoped:
+            return Verdict(reason=f"fallback rule ({why}): the old value holds within a scope",
+                           conflict_status="no_conflict", conflict_type="scope_mismatch",
+                           action="scoped_exception", links=["scoped_exception"],
+                           confidence=round(min(0.95, 0.55 + 0.3 * a), 4))
+        return Verdict(reason=f"fallback rule ({why}): one more value beside the old one",
+                       conflict_status="no_conflict", conflict_type="none", action="coexist",
+                       links=["coexists_with"], confidence=round(min(0.95, 0.55 + 0.3 * a), 4))
+    if not (strong or progress or _ENDED_WEAK.search(said)):
+        return none
+    # said in the first person, or a change under way with its subject left out ("Gradually
+    # cutting down - from 10 a day to 4"), never someone else's
+    if not (_FIRST_PERSON.search(said) or (progress and _ELIDED.match(_LEAD.sub("", said)))):
+        return none
     # the anchor must be where the change is said: in a sentence with change wording, or the
     # one right after it ("Big news - I moved! I live in Cincinnati now.")
-    where = _change_sentences(said)
-    shared, cover, numbers, named = lexical_anchor(old.text, where, (old.speaker, new.speaker))
+    where = _change_sentences(said) if not progress else said
+    shared, cover, numbers, named = lexical_anchor(old.text, where, names)
     named = named or contrasts_old_value(old.text, where)
-    if strong:  # the new text names what the old one said, or both give a number on one topic
+    if strong or progress:  # the new text names what the old one said, or both give a number on one topic
         family = a >= FALLBACK_FAMILY_TOPIC and bool(attribute_families(old.text) & attribute_families(where))
         anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
-                    or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC)
+                    or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC
+                    # a change under way from the old number ("gradually going from 6 to 5")
+                    # the old number named beside the change ("it used to be 3 books a month, ...")
+                    or (bool(_numbers(old.text) & _numbers(where)) and (progress or shared >= 1)))
     else:  # "now", "lately": only a direct restatement of the old statement with a new value
         digits = numbers and bool(_DIGITS.search(old.text)) and bool(_DIGITS.search(where))
         # ... or the same attribute family restated with most of its words ("Now I live in a small flat
@@ -743,6 +940,10 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     if not anchored:
         return none
     confidence = round(min(0.99, 0.5 + 0.25 * min(cover, 1.0) + 0.1 * (numbers or named) + 0.15 * a), 4)
+    if progress:
+        return Verdict(reason=f"fallback rule ({why}): same topic, a change under way", conflict_status="conflict",
+                       conflict_type="temporal_update", action="transition", links=["evolves_from"],
+                       confidence=confidence)
     ctype = "explicit_negation" if NEGATION_WORDS.search(new.text) else "temporal_update"
     return Verdict(reason=f"fallback rule ({why}): same topic, change wording", conflict_status="conflict",
                    conflict_type=ctype, action="supersede", links=["supersedes"],

@@ -322,3 +322,59 @@ def test_now_with_the_same_attribute_restated_is_a_change():
     old, new = "I live in a small flat in Leeds with my cat.", "Now I live in a small flat in Bristol with my cat."
     assert _pair(old, new, a=0.9).action == "supersede"
     assert _pair(old, new, a=0.7).action == "none"  # not close enough to be the same statement
+
+
+# Own pairs for the rule's other verdicts (written for this, not the audit generator's templates):
+# a change under way (transition), the old value kept within a scope, one more value beside the
+# old one, the same statement said again with a new value, and corrections.
+_OWN_KINDS = {
+    "transition": [
+        ("I teach Year 4 at Hillside Primary.", "I'm halfway through retraining as a midwife, still teaching two days a week."),
+        ("We rent a flat above the bakery on Mill Street.", "We're in the process of buying a house in Ashby, the flat goes back in May."),
+        ("I smoke about 10 cigarettes a day, I know.", "Gradually cutting down - from 10 a day to 4 at the moment."),
+        ("My main language at home is Polish.", "We're slowly switching to English at home so the kids catch up at school."),
+        ("I drink 3 coffees a day.", "I'm weaning myself off coffee, bit by bit; 3 a day is too many."),
+        ("I run my own catering business.", "I'm phasing out the catering business and easing into teaching cookery classes."),
+    ],
+    "scoped_exception": [
+        ("I cycle to work every day.", "I cycle to work, except when it snows - then it's the bus."),
+        ("I drink 2 coffees a day.", "On weekdays it's 2 coffees; on weekends I have 4."),
+        ("I'm vegetarian.", "Still vegetarian, apart from fish when I visit my parents on the coast."),
+        ("My office is in Canary Wharf.", "I'm in the Canary Wharf office only on Tuesdays and Thursdays; otherwise I work from home."),
+        ("I get up at 6 every morning.", "Up at 6 still, just not at weekends."),
+        ("Bingo sleeps in my room.", "Bingo only sleeps in my room in winter, when it's cold."),
+    ],
+    "coexist": [
+        ("I play the cello in an orchestra.", "Besides the cello, I've picked up the mandolin for fun."),
+        ("My favourite author is Ursula Le Guin.", "N. K. Jemisin is up there too, alongside Le Guin."),
+        ("We have a tabby cat called Fig.", "Fig has company now: we adopted a second cat called Olive."),
+        ("I volunteer at the animal shelter.", "On top of the shelter, I've also started volunteering at the library."),
+        ("I speak Spanish fluently.", "I also speak Portuguese now, as well as Spanish."),
+        ("I love painting landscapes.", "I love painting portraits too, sometimes."),
+    ],
+    "supersede": [  # the same statement with a new value, or a correction, no change word needed
+        ("I live in Lisbon.", "I live in Valencia these days."),
+        ("My rent is 900 pounds a month.", "My rent is 1050 pounds a month."),
+        ("I sleep about 6 hours a night.", "Realistically I sleep about 8 hours a night."),
+        ("I work as a paralegal.", "Sorry, I got that wrong - I work as a legal secretary."),
+        ("My favourite band is Wilco.", "My favourite band is Big Thief now."),
+        ("My commute is 40 minutes.", "Let me correct that: my commute is 25 minutes."),
+        ("Dana works as a barista.", "I work as a florist."),
+    ],
+    "none": [  # same topic, no change of the old value
+        ("I live in Lisbon.", "I love walking around Lisbon in the evening."),
+        ("I work as a paralegal.", "Work was brutal today, three filings due."),
+        ("I went to Paris in May.", "I went to Rome in June."),
+        ("I'm a nurse.", "I'm so tired after the night shift."),
+        ("I drink 2 coffees a day.", "My sister drinks 5 coffees a day, madness."),
+        ("I have a dog called Rex.", "I have a cat called Luna as well."),
+        ("I live in Lisbon.", "I might move to Valencia one day."),
+        ("My commute is 40 minutes.", "The commute was 40 minutes again today, ugh."),
+    ],
+}
+
+
+def test_rule_reads_transitions_scopes_added_values_and_restated_values():
+    wrong = [(want, o, n, _pair(o, n).action) for want, pairs in _OWN_KINDS.items() for o, n in pairs
+             if _pair(o, n).action != want and not (want == "coexist" and _pair(o, n).action == "coexist")]
+    assert not wrong, wrong
