@@ -638,8 +638,9 @@ def addressed_statements(text: str, names: Sequence[str] = ()) -> str:
         opened = body != x.strip()
         if not body or _SUGGESTION.search(body) or _FIRST_PERSON.search(body):
             continue
-        named = any(n and re.search(rf"\b{re.escape(n)}\b", body) for n in names)
-        if _SECOND_PERSON.search(body) or named or (opened and len(_WORDS.findall(body)) >= 2):
+        # the person named as the subject ("Mia's cat is Miso", "Mia lives in Leeds"), not greeted ("Mia, great!")
+        named = any(n and re.search(rf"\b{re.escape(n)}(?:'s\b|\s+(?:is|has|was|\w+s)\b)", body) for n in names)
+        if _SECOND_PERSON.search(body) or named or (opened and len(_WORDS.findall(body)) >= 1):
             out.append(body)
     return " ".join(out)
 
@@ -648,10 +649,11 @@ def addressed_statements(text: str, names: Sequence[str] = ()) -> str:
 #: down from 6 to 3"): with an anchor on the old statement, a transition (the old state is where it
 #: comes from; it stops being current).
 _IN_PROGRESS = re.compile(
-    r"\b(?:in the (?:middle|midst|process) of|halfway (?:through|to|into)|part ?way (?:through|to|into)|"
+    r"\b(?:in the (?:middle|midst|process) of \w+ing|(?:halfway|half way|part ?way) (?:through|to|into) "
+    r"(?:(?:a|my|the|our) )?(?:\w+ing|plan|process|switch|move|transition)|"
     r"gradually|bit by bit|little by little|step by step|slowly (?:\w+ing)\b|"
-    r"phasing (?:\w+ )?(?:out|in)|weaning (?:myself |me )?off|tapering|transitioning|"
-    r"easing (?:myself )?(?:into|off|out of)|working (?:my way )?(?:towards?|up to|down to)|a (?:trial|transition) period)",
+    r"phasing (?:\w+ )?(?:out|in)|weaning (?:myself |me )?off|tapering|transitioning (?:to|from|into|away|over)|"
+    r"easing (?:myself )?(?:into|off|out of)|working my way (?:up|down|towards?))",
     re.IGNORECASE)
 #: A restriction or a condition beside a default: the old value still holds, but not everywhere
 #: ("only on weekends", "except in winter", "when it snows ... normally ...").
@@ -729,8 +731,8 @@ _EVENT_WORDS = re.compile(r"\b(?:yesterday|today|tonight|this (?:morning|afterno
                           r"last (?:night|week|weekend|month|year|time)|ago|just|earlier|will|going to|gonna|"
                           r"want|wish|hope|if|when|should|could|would|might|maybe|probably|not|never|no)\b",
                           re.IGNORECASE)
-_ELIDED = re.compile(r"\W*(?:gradually|slowly|halfway|part ?way|bit by bit|little by little|step by step|"
-                     r"in the (?:middle|midst|process) of|\w+ing)\b", re.IGNORECASE)
+_ELIDED = re.compile(r"\W*(?:gradually|slowly|halfway|half way|part ?way|bit by bit|little by little|step by step|"
+                     r"in the (?:middle|midst|process) of)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CLAUSE = re.compile(r"(?<=[.!?;:])\s+|\s+[-–—]\s+")
 
@@ -831,10 +833,14 @@ def acknowledges_value(old: Record, new: Record, a: float) -> bool:
     if on and sn and not on & sn:  # another number: another value
         return False
     shared, cover, _numbers_both, named = lexical_anchor(old.text, said, (old.speaker, new.speaker))
-    if not (named or (shared >= 1 and bool(on & sn)) or (shared >= 2 and cover >= 0.5) or (shared and cover >= 1.0)):
+    drop = {old.speaker.lower(), new.speaker.lower()} - {""}
+    values = (_content(old.text, drop) & _content(said, drop)) - _ATTRIBUTE_WORDS
+    # the value itself: a shared name, the same number, or most of the statement's words with a
+    # value word among them ("you're a nurse at St Mary's"), not a reaction sharing a topic word
+    # ("you look so happy when you dance")
+    if not (named or (shared >= 1 and bool(on & sn)) or (values and ((shared >= 2 and cover >= 0.5) or cover >= 1.0))):
         return False
     # the new speaker's own statement on that topic ("... I live in Leeds too") is their state, not an echo
-    drop = {old.speaker.lower(), new.speaker.lower()} - {""}
     old_words = _content(old.text, drop)
     for x in _SENTENCE.split(statements(new.text)):
         body = _ACK_OPENER.sub("", x.strip(), count=1)
@@ -868,14 +874,11 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                    conflict_type="none", action="none", links=[])
     if not same_person:
         # Another speaker's words. An acknowledgement of the old value ("Noted: you live in Leeds")
-        # joins its slot; an old acknowledgement of the new speaker's value can be retired by
-        # their change, read as what it says about them. Nothing else crosses speakers.
+        # joins its slot (and is retired with the value, atma.judge.plan_commit); nothing else
+        # crosses speakers: one person's news never changes another's state.
         if acknowledges_value(old, new, a):
             return _ack_verdict(old, a)
-        about = addressed_statements(old.text, (new.speaker,)) if value_root(old) != old.id else ""
-        if not about:  # only a record that joined a value's slot as its acknowledgement
-            return none
-        old = replace(old, text=about, speaker=new.speaker)
+        return none
     said = statements(new.text)
     strong = _says_change(said)
     progress = _own_clause(said, _IN_PROGRESS)

@@ -226,3 +226,12 @@ def test_the_rule_sees_another_speakers_pairs_besides_its_own_not_instead():
     res = ov.add("I moved out of Leeds to Bristol.", speaker="Dana")
     judged = {c.old_id for c in res.trace.judge}
     assert {r.id for r in mine} <= judged and len(judged) == 8
+
+
+def test_a_greeting_by_name_is_no_acknowledgement():
+    """Found replaying dev profile 0: "Caroline, those lessons are great" names the person it
+    greets, it does not say what her state is."""
+    from atma.judge import addressed_statements
+
+    assert addressed_statements("Caroline, those lessons are great - self-acceptance is key.", ("Caroline",)) == ""
+    assert addressed_statements("Got it - Caroline's cat is called Miso.", ("Caroline",)) == "Caroline's cat is called Miso."
