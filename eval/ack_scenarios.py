@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -130,6 +131,23 @@ OTHER_FILLER = ["That documentary sounds fun!", "Busy weeks are exhausting.", "D
                 "I love a good mystery.", "Canal walks are so calming."]
 
 
+def aliases(v: str) -> list[str]:
+    """The forms an answer may take: the value without its article ("sound engineer"), a pet's
+    name ("Miso"), a weekday in the singular ("Tuesday"), a count's number ("2")."""
+    out = [v]
+    bare = re.sub(r"^(?:a|an|the) ", "", v)
+    if bare != v:
+        out.append(bare)
+    if " named " in v:
+        out.append(v.split(" named ")[-1])
+    if v.endswith("days") and v[:1].isupper():
+        out.append(v[:-1])
+    m = re.match(r"^(\d+) ", v)
+    if m:
+        out.append(m.group(1))
+    return out
+
+
 def _fill(t: str, **kw: str) -> str:
     out = t.format(**{k: v for k, v in kw.items()}, V=kw.get("v", "").capitalize())
     return out[0].upper() + out[1:]
@@ -160,12 +178,14 @@ def scenario(k: int, rng: random.Random) -> Scenario:
         events.append((other, _fill(rng.choice(ACKS), you=you, your=your, verb=verb, noun=noun, v=w)))
     evs = [Event(id=f"e{i}", time=t0 + timedelta(hours=6 * i), speaker=s, text=t) for i, (s, t) in enumerate(events)]
     end = t0 + timedelta(hours=6 * len(events) + 1)
-    probes = [Probe(id="now", question=a["now"].format(p=p), view="current", gold=[w], alternates=[v], time=end),
-              Probe(id="before", question=a["before"].format(p=p), view="historical", gold=[v], alternates=[w], time=end)]
+    probes = [Probe(id="now", question=a["now"].format(p=p), view="current", gold=aliases(w), alternates=aliases(v),
+                    time=end),
+              Probe(id="before", question=a["before"].format(p=p), view="historical", gold=aliases(v),
+                    alternates=aliases(w), time=end)]
     if own:
         q = "the assistant" if other.lower().endswith("assistant") else other
-        probes.append(Probe(id="other", question=a["other"].format(q=q), view="current", gold=[x], alternates=[v, w],
-                            time=end))
+        probes.append(Probe(id="other", question=a["other"].format(q=q), view="current", gold=aliases(x),
+                            alternates=aliases(v) + aliases(w), time=end))
     return Scenario(id=f"ack-{k:03d}", events=evs, probes=probes, meta={"attribute": key, "pair": [user, other]})
 
 
