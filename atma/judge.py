@@ -349,7 +349,6 @@ _ENDED = re.compile(
     r"turns out (?:i|i'm|my|that)|correction|i meant|scratch that|set the record straight|gone off|"
     r"mixed (?:that|it|them|things) up|got (?:that|it) wrong|(?:let me|i need to|i should) (?:fix|correct)|"
     r"to be (?:precise|exact|accurate)|i misspoke|i was wrong|my mistake|i should have said|what i meant|"
-    r"(?:big|major|huge) change|"
     r"(?:got|grew|getting|am|i'm) (?:\w+ )?tired of|sick of|shifted|moved on|in a box now|"
     r"still (?:like|love|enjoy|dabble|remember|play|do|watch|read|listen|go)\w*(?: \w+){0,8},? but|"
     r"handed in my notice|resigned|(?:was|got) laid off|(?:was|got) let go|ditched|dumped|"
@@ -620,6 +619,15 @@ _SUGGESTION = re.compile(
     r"would you|do you|did you|are you|were you|will you|hope you|wish you)\b", re.IGNORECASE)
 
 
+# "you live in", "you're a nurse", "your commute is": the form in which a state is said back.
+_SAYS_STATE = re.compile(
+    r"\b(?:you(?:'re| are)|you (?:still |now )?(?:live|work|have|own|drive|play|sleep|drink|run|commute|eat|study|"
+    r"teach|keep|go|get|spend|take|earn|pay|rent|read|speak|use|wake|train|cycle|swim|walk)s?|"
+    r"your (?:\w+ ){0,2}(?:is|are|takes|costs|was))\b", re.IGNORECASE)
+_PRAISE = re.compile(r"\byou(?:'re| are) (?:so|such|really|very|truly|too|the best|amazing|awesome|incredible|"
+                     r"lucky|brave|strong|doing)\b|\byou (?:look|seem|sound|must|deserve)\b", re.IGNORECASE)
+
+
 def addressed_statements(text: str, names: Sequence[str] = ()) -> str:
     """The sentences of ``text`` that tell the person addressed what their own state is — an
     acknowledgement or restatement by another speaker ("Noted: you live in Leeds now.", "So your
@@ -640,7 +648,9 @@ def addressed_statements(text: str, names: Sequence[str] = ()) -> str:
             continue
         # the person named as the subject ("Mia's cat is Miso", "Mia lives in Leeds"), not greeted ("Mia, great!")
         named = any(n and re.search(rf"\b{re.escape(n)}(?:'s\b|\s+(?:is|has|was|\w+s)\b)", body) for n in names)
-        if _SECOND_PERSON.search(body) or named or (opened and len(_WORDS.findall(body)) >= 1):
+        if _PRAISE.search(body):  # "you're so dedicated", "you look so happy": a reaction, not a value
+            continue
+        if _SAYS_STATE.search(body) or named or (opened and not _SECOND_PERSON.search(body)):
             out.append(body)
     return " ".join(out)
 
@@ -797,6 +807,8 @@ def restates_with_new_value(old_text: str, new_sentence: str, speaker: str, new_
         return False
     if (pre + suf) / len(o) < 0.5:
         return False
+    if (set(a_span) & set(b_span)) - {"a", "an", "the", "my"} or {"too", "also", "either"} & (set(o) | set(n)):
+        return False  # "a fan too" / "a total movie fan": one value said twice, or an added one
     if o[pre - 1] in ("a", "an", "the", "my"):  # "i work as a | museum curator"
         a_span, b_span = o[pre - 1: len(o) - suf], n[pre - 1: len(n) - suf]
     ka = _span_kind(a_span, old_text)
