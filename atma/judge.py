@@ -668,8 +668,8 @@ _IN_PROGRESS = re.compile(
 #: A restriction or a condition beside a default: the old value still holds, but not everywhere
 #: ("only on weekends", "except in winter", "when it snows ... normally ...").
 _RESTRICT = re.compile(
-    r"\b(?:only (?:\w+ ){0,3}?(?:on|in|at|during|when|if|for|while)|except(?: for| on| in| when| at| during)?|apart from|"
-    r"other than|unless|just (?:on|in|at|during|when|for))\b", re.IGNORECASE)
+    r"\b(?:only (?:\w+ ){0,3}?(?:on|in|at|during|when|if|while)|except(?: for| on| in| when| at| during)?|apart from|"
+    r"other than|unless|just (?:on|in|at|during|when))\b", re.IGNORECASE)
 _CONDITION = re.compile(
     r"\b(?:on (?:the )?(?:weekends?|weekdays?|workdays?|work days|school days|holidays?|vacation|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?)|at (?:the )?weekends?|during (?:the week|term|the holidays|"
@@ -681,7 +681,7 @@ _DEFAULT = re.compile(r"\b(?:usually|normally|generally|typically|otherwise|the 
 #: One more value beside the old one ("Besides pottery I've taken up kite surfing", "we adopted a
 #: degu, so Parsnip has company"): a second item of a multi-valued attribute; both stay current.
 _ADDS = re.compile(
-    r"\b(?:also|as well|too|besides|alongside|in addition(?: to)?|on top of|along with|next to|another|"
+    r"\b(?:also|as well|besides|alongside|in addition(?: to)?|on top of|along with|next to|"
     r"a second|second (?:\w+ )?(?:hobby|job|gig|pet|dog|cat|language|instrument|car|love|favou?rite)|"
     r"add(?:ed|ing)? (?:\w+ ){0,4}to (?:the|my|our) (?:list|collection|family|household|rotation|crew)|"
     r"has company|have company|(?:joined|joins) (?:the family|the household|us))\b", re.IGNORECASE)
@@ -741,6 +741,7 @@ _EVENT_WORDS = re.compile(r"\b(?:yesterday|today|tonight|this (?:morning|afterno
                           r"last (?:night|week|weekend|month|year|time)|ago|just|earlier|will|going to|gonna|"
                           r"want|wish|hope|if|when|should|could|would|might|maybe|probably|not|never|no)\b",
                           re.IGNORECASE)
+_THIRD_PERSON = re.compile(r"\b(?:he|she|they|his|her|their|him|them|he's|she's|they're)\b", re.IGNORECASE)
 _ELIDED = re.compile(r"\W*(?:gradually|slowly|halfway|half way|part ?way|bit by bit|little by little|step by step|"
                      r"in the (?:middle|midst|process) of)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -914,10 +915,13 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     if counts_other_things(old.text, said):  # "I cycle 20 km a week" / "I'm sleeping 6 hours lately"
         return none
     names = (old.speaker, new.speaker)
-    if (scoped or adds) and not (strong or progress) and a >= FALLBACK_SHARED_TOPIC and _mentions_value(old.text, said, names, a >= FALLBACK_SAME_TOPIC):
+    kept = [x for x in _SENTENCE.split(said) if (_scoped(x) or _own_clause(x, _ADDS))
+            and (_FIRST_PERSON.search(x) or not _THIRD_PERSON.search(x))  # the speaker's, not someone else's
+            and _mentions_value(old.text, x, names, a >= FALLBACK_SAME_TOPIC)]
+    if kept and not (strong or progress) and a >= FALLBACK_SHARED_TOPIC:
         # the old value named beside a scope or a second value: it still holds, no change (with
         # change wording too it ended: "I barely play volleyball anymore - squash on weekends now")
-        if scoped:
+        if any(_scoped(x) for x in kept):
             return Verdict(reason=f"fallback rule ({why}): the old value holds within a scope",
                            conflict_status="no_conflict", conflict_type="scope_mismatch",
                            action="scoped_exception", links=["scoped_exception"],

@@ -350,7 +350,6 @@ _OWN_KINDS = {
         ("We have a tabby cat called Fig.", "Fig has company now: we adopted a second cat called Olive."),
         ("I volunteer at the animal shelter.", "On top of the shelter, I've also started volunteering at the library."),
         ("I speak Spanish fluently.", "I also speak Portuguese now, as well as Spanish."),
-        ("I love painting landscapes.", "I love painting portraits too, sometimes."),
     ],
     "supersede": [  # the same statement with a new value, or a correction, no change word needed
         ("I live in Lisbon.", "I live in Valencia these days."),
