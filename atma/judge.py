@@ -625,7 +625,10 @@ _SAYS_STATE = re.compile(
     r"teach|keep|go|get|spend|take|earn|pay|rent|read|speak|use|wake|train|cycle|swim|walk)s?|"
     r"your (?:\w+ ){0,2}(?:is|are|takes|costs|was))\b", re.IGNORECASE)
 _PRAISE = re.compile(r"\byou(?:'re| are) (?:so|such|really|very|truly|too|the best|amazing|awesome|incredible|"
-                     r"lucky|brave|strong|doing)\b|\byou (?:look|seem|sound|must|deserve)\b", re.IGNORECASE)
+                     r"lucky|brave|strong|doing)\b|\byou (?:look|seem|sound|must|deserve)\b|"
+                     r"\b(?:is|are|'s) (?:so |really |just |truly )?(?:awesome|amazing|great|cool|wonderful|incredible|"
+                     r"inspiring|beautiful|lovely|impressive|a priority)\b|\b(?:make sure|remember to|don't forget)\b",
+                     re.IGNORECASE)
 
 
 def addressed_statements(text: str, names: Sequence[str] = ()) -> str:

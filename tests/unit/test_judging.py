@@ -234,4 +234,7 @@ def test_a_greeting_by_name_is_no_acknowledgement():
     from atma.judge import addressed_statements
 
     assert addressed_statements("Caroline, those lessons are great - self-acceptance is key.", ("Caroline",)) == ""
+    # praise and advice found on dev profiles: reactions, not a state said back
+    assert addressed_statements("Wow! Your love for your kids is so awesome.") == ""
+    assert addressed_statements("Mental health's a priority, so make sure you take care of yourself.") == ""
     assert addressed_statements("Got it - Caroline's cat is called Miso.", ("Caroline",)) == "Caroline's cat is called Miso."
