@@ -348,18 +348,19 @@ _ENDED = re.compile(
     r"broke up|split up|got rid|sold|passed away|retired|over now|not (?:\w+ ){0,2}(?:any )?longer|"
     r"turns out (?:i|i'm|my|that)|correction|i meant|scratch that|set the record straight|gone off|"
     r"mixed (?:that|it|them|things) up|got (?:that|it) wrong|(?:let me|i need to|i should) (?:fix|correct)|"
-    r"to be (?:precise|exact|accurate)|i misspoke|i was wrong|my mistake|i should have said|what i meant|"
+    r"i misspoke|i was wrong|my mistake|i should have said|what i meant|"
     r"(?:got|grew|getting|am|i'm) (?:\w+ )?tired of|sick of|shifted|moved on|in a box now|"
     r"still (?:like|love|enjoy|dabble|remember|play|do|watch|read|listen|go)\w*(?: \w+){0,8},? but|"
     r"handed in my notice|resigned|(?:was|got) laid off|(?:was|got) let go|ditched|dumped|"
     r"closed (?:down )?(?:my|the|our)|"
-    r"(?:down|up) (?:to|from) (?:about |around |roughly |just |only )?(?:\d|two|three|four|five|six|seven|eight|nine|ten|zero)|"
+    r"(?:down|up) (?:to|from) (?:about |around |roughly |just |only )?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|zero)|"
     r"increased|decreased|doubled|halved|cut out|cut (?:\w+ ){0,2}(?:completely|entirely)|"
     r"(?:i'm|i am|we're|we are) (?:so |totally |completely |officially )?over (?!the moon))\b",
     re.IGNORECASE,
 )
 # "won't quit", "never moved", "don't want to change": a change word under a negation says no change.
-_NEGATED_CHANGE = re.compile(r"\b(?:won't|wouldn't|don't|didn't|never|not|can't|couldn't)\s+(?:\w+\s+){0,2}$",
+_NEGATED_CHANGE = re.compile(r"\b(?:won't|wouldn't|don't|didn't|never|not|can't|couldn't|nothing(?:'s| has)?|"
+                             r"hasn't|haven't)\s+(?:\w+\s+){0,2}$",
                              re.IGNORECASE)
 # "anymore", "no longer": wording that carries its own negation ("I'm not a bartender anymore").
 _SAYS_NOT = re.compile(r"(?:no longer|not any ?more|any ?more|no more|not (?:\w+ ){0,2}(?:any )?longer)$", re.IGNORECASE)
@@ -854,7 +855,7 @@ def acknowledges_value(old: Record, new: Record, a: float) -> bool:
     # the value itself: a shared name, the same number, or most of the statement's words with a
     # value word among them ("you're a nurse at St Mary's"), not a reaction sharing a topic word
     # ("you look so happy when you dance")
-    if not (named or (shared >= 1 and bool(on & sn)) or (values and ((shared >= 2 and cover >= 0.5) or cover >= 1.0))):
+    if not (named or (shared >= 1 and bool(on & sn)) or (values and (shared >= 2 or cover >= 0.5))):
         return False
     # the new speaker's own statement on that topic ("... I live in Leeds too") is their state, not an echo
     old_words = _content(old.text, drop)
@@ -934,9 +935,11 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                        links=["coexists_with"], confidence=round(min(0.95, 0.55 + 0.3 * a), 4))
     if not (strong or progress or _ENDED_WEAK.search(said)):
         return none
-    # said in the first person, or a change under way with its subject left out ("Gradually
-    # cutting down - from 10 a day to 4"), never someone else's
-    if not (_FIRST_PERSON.search(said) or (progress and _ELIDED.match(_LEAD.sub("", said)))):
+    # said in the first person, or with its subject left out — a change under way ("Gradually
+    # cutting down - from 10 a day to 4") or one that names the old value ("No more Saturdays at
+    # the gym - it's Tuesdays now") — never someone else's
+    if not (_FIRST_PERSON.search(said) or (progress and _ELIDED.match(_LEAD.sub("", said)))
+            or (strong and not _THIRD_PERSON.search(said) and _mentions_value(old.text, _change_sentences(said), (old.speaker, new.speaker)))):
         return none
     # the anchor must be where the change is said: in a sentence with change wording, or the
     # one right after it ("Big news - I moved! I live in Cincinnati now.")

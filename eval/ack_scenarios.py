@@ -37,7 +37,7 @@ ATTRS: dict[str, dict[str, Any]] = {
         values=["Leeds", "Porto", "Halifax", "Tucson", "Gdansk", "Ballarat", "Nantes", "Wellington", "Cork", "Tampere"],
         state=["I live in {v} at the moment.", "Home for me is {v}, in a flat near the river.",
                "I've been living in {v} for a couple of years."],
-        change=["I moved to {w} last month, so I'm not in {v} anymore.", "Big news: I relocated from {v} to {w}.",
+        change=["I moved to {w}, so I'm not in {v} anymore.", "Big news: I relocated from {v} to {w}.",
                 "I no longer live in {v} - I moved to {w}."],
         now="Which city does {p} live in now?", before="Which city did {p} live in before moving?",
         own="I live in {x} myself, near the station.", other="Which city does {q} live in?"),

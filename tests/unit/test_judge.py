@@ -359,6 +359,10 @@ _OWN_KINDS = {
         ("My favourite band is Wilco.", "My favourite band is Big Thief now."),
         ("My commute is 40 minutes.", "Let me correct that: my commute is 25 minutes."),
         ("Dana works as a barista.", "I work as a florist."),
+        # found on own acknowledgement scenarios (dev): a two-digit number after "down to", and a
+        # change that names the old value with its subject left out
+        ("Getting to work takes me 25 minutes.", "With the new route my commute is down to 35 minutes, not 25 minutes."),
+        ("Saturdays are my gym days.", "No more Saturdays at the gym - it's Tuesdays now."),
     ],
     "none": [  # same topic, no change of the old value
         ("I live in Lisbon.", "I love walking around Lisbon in the evening."),

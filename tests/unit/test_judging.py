@@ -203,6 +203,7 @@ def test_rule_acknowledgement_needs_the_value_itself():
 
     commute = "My commute takes about 25 minutes each way."
     assert verdict(commute, "Got it, your commute is 25 minutes.").same_value
+    assert verdict("My instrument is the banjo.", "Noted: you play the banjo.").same_value
     assert verdict("I work as a nurse at St Mary's.", "So you're a nurse at St Mary's! That must be tiring.").same_value
     for other in ("Got it, your commute is 40 minutes.",  # another number: another value
                   "My commute takes 25 minutes too.",  # the speaker's own state
