@@ -626,7 +626,8 @@ _SAYS_STATE = re.compile(
     r"teach|keep|go|get|spend|take|earn|pay|rent|read|speak|use|wake|train|cycle|swim|walk)s?|"
     r"your (?:\w+ ){0,2}(?:is|are|takes|costs|was))\b", re.IGNORECASE)
 _PRAISE = re.compile(r"\byou(?:'re| are) (?:so|such|really|very|truly|too|the best|amazing|awesome|incredible|"
-                     r"lucky|brave|strong|doing)\b|\byou (?:look|seem|sound|must|deserve)\b|"
+                     r"lucky|brave|strong|doing|gonna|going to)\b|\byou (?:look|seem|sound|must|deserve|can|will)\b|"
+                     r"\byou'll\b|\byou've got (?:this|it)\b|"
                      r"\b(?:is|are|'s) (?:so |really |just |truly )?(?:awesome|amazing|great|cool|wonderful|incredible|"
                      r"inspiring|beautiful|lovely|impressive|a priority)\b|\b(?:make sure|remember to|don't forget)\b",
                      re.IGNORECASE)
@@ -716,6 +717,14 @@ def _mentions_value(old_text: str, new_text: str, names: Sequence[str], close: b
 _ATTRIBUTE_WORDS = frozenset("""hobby hobbie favourite favorite main music song band job work career pet
 live home drink eat food diet commute sleep read book cup night hour minute kilometre kilometer mile month
 rent euro dollar pound play listen watch name named called take usually daily""".split())
+
+
+def _names_old_value(old: Record, where: str, speaker: str) -> bool:
+    """``where`` names the old statement's value itself: a shared name, the old value set against
+    the new ("no more Saturdays"), or the same number with a shared word ("instead of 2 cups")."""
+    shared, _cover, _both, named = lexical_anchor(old.text, where, (old.speaker, speaker))
+    return (named or contrasts_old_value(old.text, where)
+            or (shared >= 1 and bool(_numbers(old.text) & _numbers(where))))
 
 
 def _own_clause(said: str, pattern: re.Pattern[str]) -> bool:
@@ -939,7 +948,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     # cutting down - from 10 a day to 4") or one that names the old value ("No more Saturdays at
     # the gym - it's Tuesdays now") — never someone else's
     if not (_FIRST_PERSON.search(said) or (progress and _ELIDED.match(_LEAD.sub("", said)))
-            or (strong and not _THIRD_PERSON.search(said) and _mentions_value(old.text, _change_sentences(said), (old.speaker, new.speaker)))):
+            or (strong and not _THIRD_PERSON.search(said) and _names_old_value(old, _change_sentences(said), new.speaker))):
         return none
     # the anchor must be where the change is said: in a sentence with change wording, or the
     # one right after it ("Big news - I moved! I live in Cincinnati now.")

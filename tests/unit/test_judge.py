@@ -373,6 +373,8 @@ _OWN_KINDS = {
         ("I have a dog called Rex.", "I have a cat called Luna as well."),
         ("I live in Lisbon.", "I might move to Valencia one day."),
         ("My commute is 40 minutes.", "The commute was 40 minutes again today, ugh."),
+        # found replaying dev profiles 1 and 4: a change with no subject that names no old value
+        ("I collect Harry Potter games and figurines.", "So much has changed since last time! Got new games for the shelf."),
         # found replaying dev profiles 0 and 1: "in the middle of" a place, a noun "transitioning"
         ("I dance with the Riverside studio crew.", "Here's the Riverside crew after the show, me in the middle of the front row!"),
         ("Counselling taught me to accept myself and ask for support.",

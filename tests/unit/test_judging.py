@@ -238,4 +238,5 @@ def test_a_greeting_by_name_is_no_acknowledgement():
     # praise and advice found on dev profiles: reactions, not a state said back
     assert addressed_statements("Wow! Your love for your kids is so awesome.") == ""
     assert addressed_statements("Mental health's a priority, so make sure you take care of yourself.") == ""
+    assert addressed_statements("You're gonna do great with your dance studio, just keep going.") == ""
     assert addressed_statements("Got it - Caroline's cat is called Miso.", ("Caroline",)) == "Caroline's cat is called Miso."
