@@ -231,6 +231,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--no-schema", action="store_true", help="do not constrain output to JUDGE_SCHEMA")
     ap.add_argument("--out", default="checkpoints/judge/eval", help="output directory")
     ap.add_argument("--name", default="", help="file stem for the results (default: from --judge)")
+    ap.add_argument("--fresh", action="store_true",
+                    help="judge every item again (default: resume from <out>/<stem>.partial.jsonl, whose rows "
+                         "were made by the judge as it was then)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     items = load_items(args.data, args.split)
@@ -246,7 +249,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = args.name or _slug(args.judge)
-    m, rows = evaluate(fn, items, progress=progress, partial=out / f"{stem}.partial.jsonl")
+    partial = out / f"{stem}.partial.jsonl"
+    if args.fresh:
+        partial.unlink(missing_ok=True)
+    elif partial.is_file():
+        log.info("resuming from %s (its rows are not judged again; --fresh to start over)", partial)
+    m, rows = evaluate(fn, items, progress=progress, partial=partial)
     result = {"judge": name, "spec": args.judge, "split": args.split, "data": args.data,
               "schema": not args.no_schema, "wall_s": round(time.time() - t0, 1), "metrics": m, "items": rows}
     (out / f"{stem}.json").write_text(json.dumps(result, indent=1) + "\n")
