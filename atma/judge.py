@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import date
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -379,16 +379,23 @@ _OTHER_SUBJECT = re.compile(
     r"parents|dog|cat))(?:'s| has| have| just| finally| recently)*\s+$", re.IGNORECASE)
 
 
+def _own_clause(said: str, pattern: re.Pattern[str], self_negating: re.Pattern[str] | None = None) -> bool:
+    """``pattern`` in ``said`` not said of someone else ("my friend is gradually ..."), not as an
+    intention ("I want to gradually ...") and not under a negation ("won't quit") — unless the
+    wording carries its own negation (``self_negating``: "not a bartender anymore")."""
+    for m in pattern.finditer(said):
+        before = said[: m.start()]
+        if _OTHER_SUBJECT.search(before) or _INTENDED.search(before):
+            continue
+        if (self_negating is not None and self_negating.match(m.group(0))) or not _NEGATED_CHANGE.search(before):
+            return True
+    return False
+
+
 def _says_change(sentence: str) -> bool:
     """Strong change wording in ``sentence``, not under a negation ("won't quit") and not said of
     someone else ("my friend switched")."""
-    for m in _ENDED.finditer(sentence):
-        before = sentence[: m.start()]
-        if _OTHER_SUBJECT.search(before) or _INTENDED.search(before):
-            continue
-        if _SAYS_NOT.match(m.group(0)) or not _NEGATED_CHANGE.search(before):
-            return True
-    return False
+    return _own_clause(sentence, _ENDED, _SAYS_NOT)
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _DIGITS = re.compile(r"\d")
@@ -707,9 +714,13 @@ def _mentions_value(old_text: str, new_text: str, names: Sequence[str], close: b
     just the attribute's name ("pottery", not "hobby")."""
     shared, _cover, _both, named = lexical_anchor(old_text, new_text, names)
     same_number = bool(_numbers(old_text) & _numbers(new_text))
-    drop = {n.lower() for n in names if n}
-    values = (_content(old_text, drop) & _content(new_text, drop)) - _ATTRIBUTE_WORDS
+    values = _value_words(old_text, new_text, {n.lower() for n in names if n})
     return named or (same_number and (shared >= 1 or close)) or bool(values)
+
+
+def _value_words(old_text: str, new_text: str, drop: set[str]) -> set[str]:
+    """Content words the two statements share that are not just an attribute's name."""
+    return (_content(old_text, drop) & _content(new_text, drop)) - _ATTRIBUTE_WORDS
 
 
 #: Words that name an attribute rather than its value ("main hobby", "cups of coffee a day"): two
@@ -725,16 +736,6 @@ def _names_old_value(old: Record, where: str, speaker: str) -> bool:
     shared, _cover, _both, named = lexical_anchor(old.text, where, (old.speaker, speaker))
     return (named or contrasts_old_value(old.text, where)
             or (shared >= 1 and bool(_numbers(old.text) & _numbers(where))))
-
-
-def _own_clause(said: str, pattern: re.Pattern[str]) -> bool:
-    """``pattern`` in ``said`` not said of someone else ("my friend is gradually ...") and not as an
-    intention ("I want to gradually ...")."""
-    for m in pattern.finditer(said):
-        before = said[: m.start()]
-        if not (_OTHER_SUBJECT.search(before) or _INTENDED.search(before) or _NEGATED_CHANGE.search(before)):
-            return True
-    return False
 
 
 # ------------------------------------------------------------ a state restated with a new value
@@ -757,7 +758,6 @@ _EVENT_WORDS = re.compile(r"\b(?:yesterday|today|tonight|this (?:morning|afterno
 _THIRD_PERSON = re.compile(r"\b(?:he|she|they|his|her|their|him|them|he's|she's|they're)\b", re.IGNORECASE)
 _ELIDED = re.compile(r"\W*(?:gradually|slowly|halfway|half way|part ?way|bit by bit|little by little|step by step|"
                      r"in the (?:middle|midst|process) of)\b", re.IGNORECASE)
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CLAUSE = re.compile(r"(?<=[.!?;:])\s+|\s+[-–—]\s+")
 
 
@@ -774,7 +774,7 @@ def _frame_tokens(sentence: str, speaker: str) -> list[str]:
             verb = _THIRD.get(verb, verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb)
             text = "i " + (m.group(1) + " " if m.group(1) else "") + verb + text[m.end():]
     text = re.sub(r"\b(i|you|we|they)'m\b", r"\1 am", text, flags=re.IGNORECASE)
-    return _TOKEN.findall(text.lower().replace("’", "'"))
+    return _WORD.findall(text.lower().replace("’", "'"))
 
 
 def _span_kind(words: list[str], original: str) -> str:
@@ -860,7 +860,7 @@ def acknowledges_value(old: Record, new: Record, a: float) -> bool:
         return False
     shared, cover, _numbers_both, named = lexical_anchor(old.text, said, (old.speaker, new.speaker))
     drop = {old.speaker.lower(), new.speaker.lower()} - {""}
-    values = (_content(old.text, drop) & _content(said, drop)) - _ATTRIBUTE_WORDS
+    values = _value_words(old.text, said, drop)
     # the value itself: a shared name, the same number, or most of the statement's words with a
     # value word among them ("you're a nurse at St Mary's"), not a reaction sharing a topic word
     # ("you look so happy when you dance")
@@ -910,10 +910,10 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     progress = _own_clause(said, _IN_PROGRESS)
     scoped = _scoped(said)
     adds = _own_clause(said, _ADDS)
-    restated = (same_person and a >= FALLBACK_ANCHORED_TOPIC and _about_speaker(old.text, old.speaker)
-                and any(restates_with_new_value(o, x, new.speaker, new.text)
-                        for o in _CLAUSE.split(statements(old.text)) for x in _CLAUSE.split(said)))
-    if restated and not (progress or scoped or adds):
+    swapped = (a >= FALLBACK_ANCHORED_TOPIC and _about_speaker(old.text, old.speaker)
+               and any(restates_with_new_value(o, x, new.speaker, new.text)
+                       for o in _CLAUSE.split(statements(old.text)) for x in _CLAUSE.split(said)))
+    if swapped and not (progress or scoped or adds):
         confidence = round(min(0.95, 0.5 + 0.4 * a), 4)
         return Verdict(reason=f"fallback rule ({why}): the same statement with a new value",
                        conflict_status="conflict", conflict_type="temporal_update", action="supersede",
@@ -922,8 +922,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         return none
     # The old text must say something about its speaker ("I", "my", "we"): a greeting, a question
     # or a remark about the other person ("Wow! What got you into running?") holds no state to end.
-    # (An acknowledgement by another speaker was read above as what it says of the new speaker.)
-    if same_person and not _about_speaker(old.text, old.speaker):
+    if not _about_speaker(old.text, old.speaker):
         return none
     if counts_other_things(old.text, said):  # "I cycle 20 km a week" / "I'm sleeping 6 hours lately"
         return none
@@ -959,8 +958,8 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         family = a >= FALLBACK_FAMILY_TOPIC and bool(attribute_families(old.text) & attribute_families(where))
         anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
                     or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC
-                    # a change under way from the old number ("gradually going from 6 to 5")
-                    # the old number named beside the change ("it used to be 3 books a month, ...")
+                    # the old number named beside the change ("gradually going from 6 to 5", "it used
+                    # to be 3 books a month, ...")
                     or (bool(_numbers(old.text) & _numbers(where)) and (progress or shared >= 1)))
     else:  # "now", "lately": only a direct restatement of the old statement with a new value
         digits = numbers and bool(_DIGITS.search(old.text)) and bool(_DIGITS.search(where))

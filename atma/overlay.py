@@ -473,8 +473,10 @@ class ATMAOverlay:
         calls: list[JudgeCall] = []
         llm_s = 0.0
         if getattr(self.judge, "pairs_per_side", False):
-            mine = [p for p in escalated if pair_prefilter(p[0][0], new) is None]
-            others = [p for p in escalated if pair_prefilter(p[0][0], new) is not None]
+            mine: list = []
+            others: list = []
+            for p in escalated:
+                (mine if pair_prefilter(p[0][0], new) is None else others).append(p)
             escalated = sorted(mine[:max_pairs] + others[:max_pairs], key=lambda p: -p[1].a)
         else:
             escalated = escalated[:max_pairs]
