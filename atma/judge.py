@@ -15,6 +15,7 @@ from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .implicit import implied_change
 from .protocols import GateScore, Message
 from .records import Action, Change, Commit, Record, Status
 
@@ -604,6 +605,11 @@ FALLBACK_SHARED_TOPIC = 0.45
 FALLBACK_ANCHORED_TOPIC = 0.3
 #: Lowest topic agreement at which two statements about one attribute family (home, work, pet, ...) count.
 FALLBACK_FAMILY_TOPIC = 0.4
+#: Topic agreement at which an implicit update (:func:`atma.implicit.implied_change`) is read: none
+#: needed — its frames name the state themselves ("shift as a locksmith" / "work as a pharmacist"),
+#: and MiniLM scores such pairs low (0.06 for "Another long shift as an air traffic controller
+#: today" / "Oluwaseun works as a speech therapist").
+FALLBACK_IMPLIED_TOPIC = 0.0
 #: Topic agreement at which weak wording ("now") restates the old statement closely enough to
 #: change it on a number alone, or on one attribute family restated with most of its words.
 FALLBACK_RESTATE_TOPIC = 0.75
@@ -747,10 +753,15 @@ _STATE_VERBS = frozenset("""live work am is sleep drink run read commute earn pa
 cycle swim walk wake go""".split())
 _THIRD = {"has": "have", "is": "am", "does": "do", "goes": "go", "studies": "study", "'s": "am"}
 _LEAD = re.compile(r"^(?:(?:oh|and|so|well|also|btw|by the way|for what it's worth|actually|honestly|realistically|"
-                   r"currently|these days|nowadays|lately|at the moment|right now|fyi|quick update|update|anyway)"
+                   r"currently|these days|nowadays|lately|at the moment|right now|fyi|quick update|update|anyway|"
+                   r"to be (?:precise|exact|honest|clear)|as of (?:recently|late|now|this (?:week|month|year)|\w+)|"
+                   r"since (?:last )?(?:january|february|march|april|may|june|july|august|september|october|november|"
+                   r"december|spring|summer|autumn|fall|winter|week|month|year|christmas|easter)|"
+                   r"(?:big|small|some|a) (?:change|news|update)(?: \w+){0,4}?|things (?:have )?changed(?: \w+){0,3}? and(?: now)?)"
                    r"[\s,:;!\-–—]+)+", re.IGNORECASE)
 _TRAIL = re.compile(r"(?:[\s,;\-–—]+(?:by the way|at the moment|these days|now|currently|nowadays|lately|"
-                    r"for now|right now|btw))+\s*[.!]*$", re.IGNORECASE)
+                    r"for now|right now|btw|(?:that|it) (?:started|began|changed) (?:in|on|at|last|this) \w+|"
+                    r"since (?:last )?\w+))+\s*[.!;]*$", re.IGNORECASE)
 _EVENT_WORDS = re.compile(r"\b(?:yesterday|today|tonight|this (?:morning|afternoon|evening|week|weekend)|"
                           r"last (?:night|week|weekend|month|year|time)|ago|just|earlier|will|going to|gonna|"
                           r"want|wish|hope|if|when|should|could|would|might|maybe|probably|not|never|no)\b",
@@ -803,12 +814,13 @@ def restates_with_new_value(old_text: str, new_sentence: str, speaker: str, new_
     >>> restates_with_new_value("I went to Paris.", "I went to Rome.", "Ana")
     False
     """
-    if _EVENT_WORDS.search(new_sentence) or _EVENT_WORDS.search(old_text):
+    core = _TRAIL.sub("", _LEAD.sub("", new_sentence.strip()))
+    if _EVENT_WORDS.search(core) or _EVENT_WORDS.search(old_text):
         return False
     o, n = _frame_tokens(old_text, speaker), _frame_tokens(new_sentence, speaker)
     if len(o) < 3 or len(n) < 3 or o == n:
         return False
-    if not ((o[0] == "i" and o[1] in _STATE_VERBS) or (o[0] == "my" and "is" in o[1:4])):
+    if not ((o[0] == "i" and o[1] in _STATE_VERBS) or (o[0] == "my" and {"is", "takes", "costs"} & set(o[1:4]))):
         return False
     pre = 0
     while pre < min(len(o), len(n)) and o[pre] == n[pre]:
@@ -826,7 +838,10 @@ def restates_with_new_value(old_text: str, new_sentence: str, speaker: str, new_
     if o[pre - 1] in ("a", "an", "the", "my"):  # "i work as a | museum curator"
         a_span, b_span = o[pre - 1: len(o) - suf], n[pre - 1: len(n) - suf]
     ka = _span_kind(a_span, old_text)
-    return ka != "other" and ka == _span_kind(b_span, new_original or new_sentence)
+    if ka == "other":  # a bare value ("zydeco") only in a frame that names its attribute ("my favourite music is")
+        return (o[0] == "my" and bool(set(o[:pre]) & (_ATTRIBUTE_WORDS - {"favourite", "favorite", "main", "name"}))
+                and len(a_span) <= 2 and len(b_span) <= 2 and _span_kind(b_span, new_original or new_sentence) == "other")
+    return ka == _span_kind(b_span, new_original or new_sentence)
 
 
 def _about_speaker(text: str, speaker: str) -> bool:
@@ -910,14 +925,21 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     progress = _own_clause(said, _IN_PROGRESS)
     scoped = _scoped(said)
     adds = _own_clause(said, _ADDS)
-    swapped = (a >= FALLBACK_ANCHORED_TOPIC and _about_speaker(old.text, old.speaker)
-               and any(restates_with_new_value(o, x, new.speaker, new.text)
-                       for o in _CLAUSE.split(statements(old.text)) for x in _CLAUSE.split(said)))
+    swapped = (a >= FALLBACK_IMPLIED_TOPIC and _about_speaker(old.text, old.speaker)
+               and any(restates_with_new_value(o, y, new.speaker, new.text)
+                       for o in _CLAUSE.split(statements(old.text)) for x in _CLAUSE.split(said)
+                       for y in {x, x.split(",")[0]}))  # "I live in Bergen, in the old harbour district."
     if swapped and not (progress or scoped or adds):
         confidence = round(min(0.95, 0.5 + 0.4 * a), 4)
         return Verdict(reason=f"fallback rule ({why}): the same statement with a new value",
                        conflict_status="conflict", conflict_type="temporal_update", action="supersede",
                        links=["supersedes"], confidence=confidence)
+    implied = (a >= FALLBACK_IMPLIED_TOPIC and not (progress or scoped or adds)
+               and _about_speaker(old.text, old.speaker) and implied_change(statements(old.text), said, new.speaker))
+    if implied:
+        return Verdict(reason=f"fallback rule ({why}): the new statement presupposes another value ({implied})",
+                       conflict_status="conflict", conflict_type="temporal_update", action="supersede",
+                       links=["supersedes"], confidence=round(min(0.9, 0.5 + 0.3 * a), 4))
     if a < FALLBACK_ANCHORED_TOPIC or not (strong or progress or scoped or adds or _ENDED_WEAK.search(said)):
         return none
     # The old text must say something about its speaker ("I", "my", "we"): a greeting, a question
