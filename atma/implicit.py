@@ -67,6 +67,7 @@ _OLD_PARTNER = re.compile(rf"\b(?i:married to|dating|engaged to|seeing|with my {
 _SINGLE = re.compile(r"\b(?:i'm|i am|i'm still|i am still) single\b(?!-)", re.IGNORECASE)
 _NEW_PARTNER = (
     re.compile(rf"\b(?i:my (?:new |lovely |wonderful )?{_PARTNER_WORDS},?) ([A-Z][a-z]+)"),
+    re.compile(r"\b(?i:(?:i'm|i am|we're|we are) (?:now |happily )?(?:married to|engaged to|dating|seeing)) ([A-Z][a-z]+)"),
     re.compile(r"\b([A-Z][a-z]+) and I\b[^.;!?]{0,60}?\b(?:together|anniversary|date night|first date|"
                r"engaged|married|wedding|honeymoon|moved in|our first (?:month|year|week))"),
     re.compile(r"\b(?:at|with) ([A-Z][a-z]+)(?:'s)?\b[^.!?]{0,40}?\b(?i:we(?:'re| are) (?:\w+ )?(?:happy|in love|together))"),

@@ -355,6 +355,8 @@ _ENDED = re.compile(
     r"handed in my notice|resigned|(?:was|got) laid off|(?:was|got) let go|ditched|dumped|"
     r"closed (?:down )?(?:my|the|our)|"
     r"(?:down|up) (?:to|from) (?:about |around |roughly |just |only )?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|zero)|"
+    r"(?:it's|it has|it|that's|that has|has|have|i've|we've) (?:gone|jumped|dropped|changed|shifted|switched) from|"
+    r"went from|drifting (?:away )?from|"
     r"increased|decreased|doubled|halved|cut out|cut (?:\w+ ){0,2}(?:completely|entirely)|"
     r"(?:i'm|i am|we're|we are) (?:so |totally |completely |officially )?over (?!the moon))\b",
     re.IGNORECASE,
@@ -595,6 +597,27 @@ def contrasts_old_value(old_text: str, new_text: str) -> bool:
     return False
 
 
+_MOVES_FROM = (r"\b(?:from|swapped|swapping|swap|traded|trading|replaced|replacing|exchanged) "
+               r"(?:(?:a|an|the|my|about|around|roughly|just)\s+)?(?:[\w-]+\s+){{0,2}}?{w}\b[^.!?]{{0,40}}?"
+               r"\b(?:to|towards|toward|into|for|with)\b")
+
+
+def moves_from_old_value(old_text: str, new_text: str) -> bool:
+    """True when the new statement names the old value as where a change starts: "going from 3 to
+    5", "drifting from madrigals towards fado", "swapped morris dancing for paddling".
+
+    >>> moves_from_old_value("I read 3 books a month.", "I'm gradually going from 3 to 5, a little each week.")
+    True
+    >>> moves_from_old_value("My favourite music is zydeco.", "Went from zydeco to baroque music in the winter.")
+    True
+    >>> moves_from_old_value("I read 3 books a month.", "I drove from Leeds to York.")
+    False
+    """
+    low = new_text.lower()
+    values = {re.escape(w) for w in _content(old_text, set()) - _ATTRIBUTE_WORDS} | {re.escape(n) for n in _numbers(old_text)}
+    return any(re.search(_MOVES_FROM.format(w=w), low) for w in values)
+
+
 #: Topic agreement at or above which the fallback treats a pair as the same attribute.
 FALLBACK_SAME_TOPIC = 0.6
 #: Topic agreement at which a pair without any shared content word still counts as one attribute.
@@ -686,14 +709,18 @@ _IN_PROGRESS = re.compile(
 #: A restriction or a condition beside a default: the old value still holds, but not everywhere
 #: ("only on weekends", "except in winter", "when it snows ... normally ...").
 _RESTRICT = re.compile(
-    r"\b(?:only (?:\w+ ){0,3}?(?:on|in|at|during|when|if|while)|except(?: for| on| in| when| at| during)?|apart from|"
-    r"other than|unless|just (?:on|in|at|during|when))\b", re.IGNORECASE)
+    r"\b(?:only (?:\w+ ){0,3}?(?:on|in|at|during|when|if|while)|except(?: for| on| in| when| at| during| over)?|apart from|"
+    r"other than|unless|just (?:on|in|at|during|when)|(?:but|just|though) not (?:on|in|at|during|over|when|while)|"
+    r"(?:just|only) a (?:weekend|weekday|summer|winter|holiday|sometimes) thing)\b", re.IGNORECASE)
 _CONDITION = re.compile(
     r"\b(?:on (?:the )?(?:weekends?|weekdays?|workdays?|work days|school days|holidays?|vacation|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?)|at (?:the )?weekends?|during (?:the week|term|the holidays|"
     r"the season|winter|summer)|in (?:the )?(?:winter|summer|spring|autumn|fall|off-season|holidays)|"
     r"when (?:it (?:rains|snows|is|'s)|i(?:'m| am)? (?:\w+ )?(?:travell?ing|away|on call|working|busy|on holiday|visiting|travel))|"
-    r"while (?:travell?ing|on holiday|away|on call)|on (?:work )?trips?|on business)\b", re.IGNORECASE)
+    r"while (?:travell?ing|on holiday|away|on call)|on (?:work )?trips?|on business|"
+    r"every (?:winter|summer|spring|autumn|fall|weekend|weekday|holiday)|over the (?:holidays|summer|winter)|"
+    r"during (?:the )?(?:\w+ )?(?:training|term|season|holidays|work ?week|busy weeks?|exams?)|"
+    r"on (?:rainy|sunny|cold|busy|work|school) days|(?:for|at) (?:workouts|the gym|work) only)\b", re.IGNORECASE)
 _DEFAULT = re.compile(r"\b(?:usually|normally|generally|typically|otherwise|the rest of the (?:time|week|year)|"
                       r"most of the time|most (?:days|weeks)|the other (?:days|months))\b", re.IGNORECASE)
 #: One more value beside the old one ("Besides pottery I've taken up kite surfing", "we adopted a
@@ -703,6 +730,9 @@ _ADDS = re.compile(
     r"a second|second (?:\w+ )?(?:hobby|job|gig|pet|dog|cat|language|instrument|car|love|favou?rite)|"
     r"add(?:ed|ing)? (?:\w+ ){0,4}to (?:the|my|our) (?:list|collection|family|household|rotation|crew)|"
     r"has company|have company|(?:joined|joins) (?:the family|the household|us))\b", re.IGNORECASE)
+
+
+_STILL_BUT = re.compile(r"\bstill (?:\w+ ){0,9}?\w+,? but\b", re.IGNORECASE)
 
 
 def _scoped(said: str) -> bool:
@@ -740,7 +770,7 @@ def _names_old_value(old: Record, where: str, speaker: str) -> bool:
     """``where`` names the old statement's value itself: a shared name, the old value set against
     the new ("no more Saturdays"), or the same number with a shared word ("instead of 2 cups")."""
     shared, _cover, _both, named = lexical_anchor(old.text, where, (old.speaker, speaker))
-    return (named or contrasts_old_value(old.text, where)
+    return (named or contrasts_old_value(old.text, where) or moves_from_old_value(old.text, where)
             or (shared >= 1 and bool(_numbers(old.text) & _numbers(where))))
 
 
@@ -920,14 +950,24 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         if acknowledges_value(old, new, a):
             return _ack_verdict(old, a)
         return none
+    echo = _ECHO.match(new.text)
+    if echo and _about_speaker(old.text, old.speaker):
+        # "Bergen? Not anymore." - the old value asked back and denied
+        asked = echo.group(1).split(",")[-1]  # "Here in Krakow, open-plan offices? Not anymore." asks back the offices
+        if (_value_words(old.text, asked, {old.speaker.lower()} - {""}) or _numbers(old.text) & _numbers(asked)
+                or lexical_anchor(old.text, asked, (old.speaker,))[3]):
+            return Verdict(reason=f"fallback rule ({why}): the old value asked back and denied",
+                           conflict_status="conflict", conflict_type="explicit_negation", action="supersede",
+                           links=["supersedes"], confidence=round(min(0.95, 0.6 + 0.3 * a), 4))
     said = statements(new.text)
     strong = _says_change(said)
     progress = _own_clause(said, _IN_PROGRESS)
     scoped = _scoped(said)
     adds = _own_clause(said, _ADDS)
     swapped = (a >= FALLBACK_IMPLIED_TOPIC and _about_speaker(old.text, old.speaker)
-               and any(restates_with_new_value(o, y, new.speaker, new.text)
+               and any(restates_with_new_value(p, y, new.speaker, new.text)
                        for o in _CLAUSE.split(statements(old.text)) for x in _CLAUSE.split(said)
+                       for p in {o, o.split(",")[0]}
                        for y in {x, x.split(",")[0]}))  # "I live in Bergen, in the old harbour district."
     if swapped and not (progress or scoped or adds):
         confidence = round(min(0.95, 0.5 + 0.4 * a), 4)
@@ -940,7 +980,13 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         return Verdict(reason=f"fallback rule ({why}): the new statement presupposes another value ({implied})",
                        conflict_status="conflict", conflict_type="temporal_update", action="supersede",
                        links=["supersedes"], confidence=round(min(0.9, 0.5 + 0.3 * a), 4))
-    if a < FALLBACK_ANCHORED_TOPIC or not (strong or progress or scoped or adds or _ENDED_WEAK.search(said)):
+    # a change that starts from the old value ("going from 3 to 5") names it: no topic score needed
+    if strong and scoped and not _says_change(_STILL_BUT.sub(" ", said)):
+        strong = False  # "I still do shogi, but only when I'm on vacation": a scope, not an end
+    moved = (strong or progress) and moves_from_old_value(old.text, said)
+    # a change that starts from the old value ("going from 3 to 5") names it: no topic score needed
+    if (a < FALLBACK_ANCHORED_TOPIC and not moved) or not (
+            strong or progress or scoped or adds or _ENDED_WEAK.search(said)):
         return none
     # The old text must say something about its speaker ("I", "my", "we"): a greeting, a question
     # or a remark about the other person ("Wow! What got you into running?") holds no state to end.
@@ -952,7 +998,8 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     kept = [x for x in _SENTENCE.split(said) if (_scoped(x) or _own_clause(x, _ADDS))
             and (_FIRST_PERSON.search(x) or not _THIRD_PERSON.search(x))  # the speaker's, not someone else's
             and _mentions_value(old.text, x, names, a >= FALLBACK_SAME_TOPIC)]
-    if kept and not (strong or progress) and a >= FALLBACK_SHARED_TOPIC:
+    # (a scope that names the old value holds at a lower topic score: it retires nothing)
+    if kept and not (strong or progress) and (a >= FALLBACK_SHARED_TOPIC or any(_scoped(x) for x in kept)):
         # the old value named beside a scope or a second value: it still holds, no change (with
         # change wording too it ended: "I barely play volleyball anymore - squash on weekends now")
         if any(_scoped(x) for x in kept):
@@ -963,7 +1010,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         return Verdict(reason=f"fallback rule ({why}): one more value beside the old one",
                        conflict_status="no_conflict", conflict_type="none", action="coexist",
                        links=["coexists_with"], confidence=round(min(0.95, 0.55 + 0.3 * a), 4))
-    if not (strong or progress or _ENDED_WEAK.search(said)):
+    if not (strong or progress or _ENDED_WEAK.search(said)) or a < FALLBACK_ANCHORED_TOPIC and not moved:
         return none
     # said in the first person, or with its subject left out — a change under way ("Gradually
     # cutting down - from 10 a day to 4") or one that names the old value ("No more Saturdays at
@@ -975,7 +1022,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     # one right after it ("Big news - I moved! I live in Cincinnati now.")
     where = _change_sentences(said) if not progress else said
     shared, cover, numbers, named = lexical_anchor(old.text, where, names)
-    named = named or contrasts_old_value(old.text, where)
+    named = named or contrasts_old_value(old.text, where) or moved
     if strong or progress:  # the new text names what the old one said, or both give a number on one topic
         family = a >= FALLBACK_FAMILY_TOPIC and bool(attribute_families(old.text) & attribute_families(where))
         anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
@@ -1007,6 +1054,10 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WORDS = re.compile(r"\w+")
+#: "Bergen? Not anymore." / "7 hours of sleep? Those days are gone.": a value asked back, then denied.
+_ECHO = re.compile(r"^\W*([^.?!]{1,50})\?\s+(?:(?:nope|no|ha|haha|oh)[,.!]?\s+)?(?:not any ?more|no longer|"
+                   r"not these days|not now|not since \w+|those days are (?:gone|over)|"
+                   r"(?:that's|that is) (?:over|history|in the past|done))\b", re.IGNORECASE)
 #: Events shorter than this (in words) are stored but never audited.
 MIN_AUDIT_WORDS = 4
 
