@@ -100,7 +100,8 @@ _TURNED_SWEET = re.compile(
 _STOPWORDS = frozenset("""a an the and or but of to in on at for with my our your i we me is am are was were be been
 it its this that these those so very really just about from as by into than then too also all any some one
 love like enjoy adore dislike hate detest loathe favourite favorite music food hobby main stand fan big huge
-works work working job lives live living named called have has had""".split())
+works work working job lives live living named called have has had can could how what when where who why
+not don't more most much many other""".split())
 _THIRD = {"has": "have", "is": "am", "does": "do", "goes": "go", "'s": "am"}
 
 
@@ -128,8 +129,8 @@ def first_person(text: str, speaker: str) -> str:
 
 def _words(text: str) -> set[str]:
     out = set()
-    for w in re.findall(r"[a-z]+", text.lower()):
-        if len(w) > 2 and w not in _STOPWORDS:
+    for w in re.findall(r"[a-z]+(?:'[a-z]+)?", text.lower().replace("’", "'")):
+        if len(w) > 2 and "'" not in w and w not in _STOPWORDS:
             out.add(w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w)
     return out
 
@@ -242,15 +243,18 @@ def _gear_gone(old: str, x: str) -> bool:
 def _taste_turned(old: str, x: str) -> bool:
     """"One look at lamb curry and I lose my appetite" after "I love lamb curry"; "Had a wonderful
     time at escape rooms" after "I dislike escape rooms"."""
-    likes, dislikes = bool(_LIKES.search(old)), bool(_DISLIKES.search(old))
-    if likes == dislikes:
+    like, dislike = _LIKES.search(old), _DISLIKES.search(old)
+    if bool(like) == bool(dislike):
         return False
-    turn = _TURNED_SOUR if likes else _TURNED_SWEET
+    turn = _TURNED_SOUR if like else _TURNED_SWEET
     if not turn.search(x):
         return False
-    if likes and _LIKES.search(x) and not _TURNED_SOUR.search(x):
+    if like and _LIKES.search(x) and not _TURNED_SOUR.search(x):
         return False
-    return bool(_words(old) & _words(x))
+    # the liked or disliked thing itself: the words right after the preference ("lamb curry")
+    m = like or dislike
+    thing = re.split(r"[.,;!?]|\b(?:and|but|because|when|which|so)\b", old[m.end():])[0].split()[:4]
+    return bool(_words(" ".join(thing)) & _words(x))
 
 
 def implied_change(old_text: str, new_text: str, speaker: str = "") -> str:
