@@ -273,7 +273,10 @@ def state_change_stats(writes: Iterable[Mapping[str, Any]], items: Sequence[Stor
       their unit's old cue; ``old_retired``: old cues no longer active at the end (by any write);
     * ``spurious_changes``: supersede/transition changes committed by the writes of events that
       are not an update cue, over ``non_update_events`` such writes;
-    * ``judge_calls`` (pairs a Judge backend decided, the rule not counted) and ``judge_s``.
+    * ``judge_calls`` (pairs a Judge backend decided, the rule not counted) and ``judge_s``;
+    * ``verdicts``: the Judge's verdicts other than "none" by kind (supersede, transition, coexist,
+      scoped_exception, ``same_value`` for another speaker's acknowledgement), on update cues'
+      writes and on other events' writes, whether or not a change was committed.
 
     >>> it = [StoredItem(id="r1", event_id="a1", status="superseded"), StoredItem(id="r2", event_id="f"),
     ...       StoredItem(id="r3", event_id="a2")]
@@ -290,10 +293,19 @@ def state_change_stats(writes: Iterable[Mapping[str, Any]], items: Sequence[Stor
     right = spurious = non_update = calls = 0
     judge_s = 0.0
     seen_updates: set[str] = set()
+    verdicts: dict[str, int] = {}
     for body in writes:
         e = ev.get(str(body.get("record_id", "")), "")
         changes = [c for c in body.get("changes", ()) if c.get("action") in ("supersede", "transition")]
         calls += sum(1 for j in body.get("judge", ()) if j.get("status") != "skipped")
+        for j in body.get("judge", ()):
+            v = j.get("verdict") or {}
+            if j.get("status") == "skipped" or not v:
+                continue
+            kind = "same_value" if v.get("same_value") else str(v.get("action", "none"))
+            if kind != "none":
+                key = f"{kind} ({'update cue' if e in new_cues else 'other event'})"
+                verdicts[key] = verdicts.get(key, 0) + 1
         judge_s += float((body.get("timings") or {}).get("judge_s", 0.0))
         if e in new_cues:
             seen_updates.add(e)
@@ -305,7 +317,7 @@ def state_change_stats(writes: Iterable[Mapping[str, Any]], items: Sequence[Stor
     return {"updates": len(present), "updates_right": right,
             "old_retired": sum(1 for u in present if status.get(u.old_cue, "active") != "active"),
             "spurious_changes": spurious, "non_update_events": non_update, "judge_calls": calls,
-            "judge_s": round(judge_s, 4), "events": len(writes)}
+            "judge_s": round(judge_s, 4), "events": len(writes), "verdicts": verdicts}
 
 
 def merge_state_change_stats(parts: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -316,6 +328,11 @@ def merge_state_change_stats(parts: Iterable[Mapping[str, Any]]) -> dict[str, An
     for p in parts:
         for k in keys:
             tot[k] += p.get(k, 0)
+    verdicts: dict[str, int] = {}
+    for p in parts:
+        for k, v in (p.get("verdicts") or {}).items():
+            verdicts[k] = verdicts.get(k, 0) + v
+    tot["verdicts"] = dict(sorted(verdicts.items()))
     u, n, e = tot["updates"], tot["non_update_events"], tot["events"]
     tot.update({"update_right_share": tot["updates_right"] / u if u else None,
                 "old_retired_share": tot["old_retired"] / u if u else None,

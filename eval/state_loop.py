@@ -1,6 +1,7 @@
 """In-loop state quality of a finished overlay row, from its bank and write traces: update cues
 committed with the right action, spurious state changes per 100 non-update events, Judge calls
-and seconds per event (:func:`eval.metrics.state_change_stats`). Units (which cue updates which)
+and seconds per event, and the Judge's verdicts by kind on update cues and on other events
+(supersede, transition, coexist, scoped_exception, same_value; :func:`eval.metrics.state_change_stats`). Units (which cue updates which)
 come from the LTP units file's cue ids.
 
     python -m eval.state_loop runs/v11-loop [--units data/ltp/units.jsonl]

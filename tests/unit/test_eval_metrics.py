@@ -126,3 +126,22 @@ def test_judge_score_only_when_every_probe_judged():
     assert summarize(rows)["judge"]["score"] == 0.75
     rows[1]["judge_label"] = None
     assert summarize(rows)["judge"]["score"] is None
+
+
+def test_state_change_stats_counts_verdicts_by_kind_on_update_cues_and_other_events() -> None:
+    from eval.metrics import merge_state_change_stats, state_change_stats
+
+    items = [StoredItem(id="r1", event_id="a1", status="superseded"), StoredItem(id="r2", event_id="f"),
+             StoredItem(id="r3", event_id="a2")]
+    writes = [
+        {"record_id": "r2", "changes": [], "judge": [
+            {"status": "ok", "verdict": {"action": "coexist"}},
+            {"status": "ok", "verdict": {"action": "none", "same_value": True}},
+            {"status": "ok", "verdict": {"action": "none"}},
+            {"status": "skipped", "verdict": {"action": "supersede"}}]},
+        {"record_id": "r3", "changes": [{"action": "supersede", "old_id": "r1"}],
+         "judge": [{"status": "ok", "verdict": {"action": "supersede"}}]},
+    ]
+    s = state_change_stats(writes, items, [Unit(id="u", old_cue="a1", new_cue="a2")])
+    assert s["verdicts"] == {"coexist (other event)": 1, "same_value (other event)": 1, "supersede (update cue)": 1}
+    assert merge_state_change_stats([s, s])["verdicts"]["coexist (other event)"] == 2
