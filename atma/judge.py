@@ -998,8 +998,10 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     kept = [x for x in _SENTENCE.split(said) if (_scoped(x) or _own_clause(x, _ADDS))
             and (_FIRST_PERSON.search(x) or not _THIRD_PERSON.search(x))  # the speaker's, not someone else's
             and _mentions_value(old.text, x, names, a >= FALLBACK_SAME_TOPIC)]
-    # (a scope that names the old value holds at a lower topic score: it retires nothing)
-    if kept and not (strong or progress) and (a >= FALLBACK_SHARED_TOPIC or any(_scoped(x) for x in kept)):
+    # (a scope that names the old value by a name or its number holds at a lower topic score: it
+    # retires nothing; a shared common word is not enough there - "unless someday I get another dog")
+    if kept and not (strong or progress) and (a >= FALLBACK_SHARED_TOPIC or any(
+            _scoped(x) and (lexical_anchor(old.text, x, names)[3] or _numbers(old.text) & _numbers(x)) for x in kept)):
         # the old value named beside a scope or a second value: it still holds, no change (with
         # change wording too it ended: "I barely play volleyball anymore - squash on weekends now")
         if any(_scoped(x) for x in kept):
