@@ -300,7 +300,7 @@ def state_change_stats(writes: Iterable[Mapping[str, Any]], items: Sequence[Stor
         calls += sum(1 for j in body.get("judge", ()) if j.get("status") != "skipped")
         for j in body.get("judge", ()):
             v = j.get("verdict") or {}
-            if j.get("status") == "skipped" or not v:
+            if not v:  # the rule's calls are "skipped" (no backend called) and carry its verdict
                 continue
             kind = "same_value" if v.get("same_value") else str(v.get("action", "none"))
             if kind != "none":

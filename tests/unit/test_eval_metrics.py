@@ -138,10 +138,11 @@ def test_state_change_stats_counts_verdicts_by_kind_on_update_cues_and_other_eve
             {"status": "ok", "verdict": {"action": "coexist"}},
             {"status": "ok", "verdict": {"action": "none", "same_value": True}},
             {"status": "ok", "verdict": {"action": "none"}},
-            {"status": "skipped", "verdict": {"action": "supersede"}}]},
+            {"status": "skipped", "verdict": {"action": "scoped_exception"}, "error": "rule judge"}]},
         {"record_id": "r3", "changes": [{"action": "supersede", "old_id": "r1"}],
          "judge": [{"status": "ok", "verdict": {"action": "supersede"}}]},
     ]
     s = state_change_stats(writes, items, [Unit(id="u", old_cue="a1", new_cue="a2")])
-    assert s["verdicts"] == {"coexist (other event)": 1, "same_value (other event)": 1, "supersede (update cue)": 1}
+    assert s["verdicts"] == {"coexist (other event)": 1, "same_value (other event)": 1,
+                             "scoped_exception (other event)": 1, "supersede (update cue)": 1}
     assert merge_state_change_stats([s, s])["verdicts"]["coexist (other event)"] == 2
