@@ -102,7 +102,7 @@ it its this that these those so very really just about from as by into than then
 love like enjoy adore dislike hate detest loathe favourite favorite music food hobby main stand fan big huge
 works work working job lives live living named called have has had can could how what when where who why
 not don't more most much many other""".split())
-_THIRD = {"has": "have", "is": "am", "does": "do", "goes": "go", "'s": "am"}
+_THIRD = {"has": "have", "is": "am", "does": "do", "goes": "go", "studies": "study", "'s": "am"}
 
 
 def first_person(text: str, speaker: str) -> str:
@@ -118,7 +118,7 @@ def first_person(text: str, speaker: str) -> str:
         return text
     name = re.escape(speaker)
     text = re.sub(rf"^{name}'s\b", "My", text.strip())
-    m = re.match(rf"^{name}\s+((?:really|still|usually|absolutely)\s+)?(\w+)", text)
+    m = re.match(rf"^{name}\s+((?:really|still|usually)\s+)?(\w+)", text)
     if m:
         verb = m.group(2)
         low = verb.lower()

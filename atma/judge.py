@@ -15,7 +15,7 @@ from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .implicit import implied_change
+from .implicit import first_person, implied_change
 from .protocols import GateScore, Message
 from .records import Action, Change, Commit, Record, Status
 
@@ -781,7 +781,6 @@ def _names_old_value(old: Record, where: str, speaker: str) -> bool:
 # much they sleep or pay, what their favourite is): "I have a cat" / "I love hiking" add values.
 _STATE_VERBS = frozenset("""live work am is sleep drink run read commute earn pay rent take drive study teach weigh
 cycle swim walk wake go""".split())
-_THIRD = {"has": "have", "is": "am", "does": "do", "goes": "go", "studies": "study", "'s": "am"}
 _LEAD = re.compile(r"^(?:(?:oh|and|so|well|also|btw|by the way|for what it's worth|actually|honestly|realistically|"
                    r"currently|these days|nowadays|lately|at the moment|right now|fyi|quick update|update|anyway|"
                    r"to be (?:precise|exact|honest|clear)|as of (?:recently|late|now|this (?:week|month|year)|\w+)|"
@@ -805,15 +804,7 @@ _CLAUSE = re.compile(r"(?<=[.!?;:])\s+|\s+[-–—]\s+")
 def _frame_tokens(sentence: str, speaker: str) -> list[str]:
     """Lower-case words of a statement about its speaker in the first person: "Gideon drinks 7
     cups" -> i drink 7 cups; "Caspian's rent is" -> my rent is; "I'm" -> i am."""
-    text = _TRAIL.sub("", _LEAD.sub("", sentence.strip()))
-    if speaker:
-        name = re.escape(speaker)
-        text = re.sub(rf"^{name}'s\b", "my", text)
-        m = re.match(rf"^{name}\s+(?:(really|still|usually)\s+)?(\w+)", text)
-        if m:
-            verb = m.group(2).lower()
-            verb = _THIRD.get(verb, verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb)
-            text = "i " + (m.group(1) + " " if m.group(1) else "") + verb + text[m.end():]
+    text = first_person(_TRAIL.sub("", _LEAD.sub("", sentence.strip())), speaker)
     text = re.sub(r"\b(i|you|we|they)'m\b", r"\1 am", text, flags=re.IGNORECASE)
     return _WORD.findall(text.lower().replace("’", "'"))
 
