@@ -941,8 +941,10 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         if acknowledges_value(old, new, a):
             return _ack_verdict(old, a)
         return none
+    about = _about_speaker(old.text, old.speaker)
+    old_said = statements(old.text)
     echo = _ECHO.match(new.text)
-    if echo and _about_speaker(old.text, old.speaker):
+    if echo and about:
         # "Bergen? Not anymore." - the old value asked back and denied
         asked = echo.group(1).split(",")[-1]  # "Here in Krakow, open-plan offices? Not anymore." asks back the offices
         if (_value_words(old.text, asked, {old.speaker.lower()} - {""}) or _numbers(old.text) & _numbers(asked)
@@ -955,9 +957,9 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     progress = _own_clause(said, _IN_PROGRESS)
     scoped = _scoped(said)
     adds = _own_clause(said, _ADDS)
-    swapped = (a >= FALLBACK_IMPLIED_TOPIC and _about_speaker(old.text, old.speaker)
+    swapped = (a >= FALLBACK_IMPLIED_TOPIC and about
                and any(restates_with_new_value(p, y, new.speaker, new.text)
-                       for o in _CLAUSE.split(statements(old.text)) for x in _CLAUSE.split(said)
+                       for o in _CLAUSE.split(old_said) for x in _CLAUSE.split(said)
                        for p in {o, o.split(",")[0]}
                        for y in {x, x.split(",")[0]}))  # "I live in Bergen, in the old harbour district."
     if swapped and not (progress or scoped or adds):
@@ -966,12 +968,11 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                        conflict_status="conflict", conflict_type="temporal_update", action="supersede",
                        links=["supersedes"], confidence=confidence)
     implied = (a >= FALLBACK_IMPLIED_TOPIC and not (progress or scoped or adds)
-               and _about_speaker(old.text, old.speaker) and implied_change(statements(old.text), said, new.speaker))
+               and about and implied_change(old_said, said, new.speaker))
     if implied:
         return Verdict(reason=f"fallback rule ({why}): the new statement presupposes another value ({implied})",
                        conflict_status="conflict", conflict_type="temporal_update", action="supersede",
                        links=["supersedes"], confidence=round(min(0.9, 0.5 + 0.3 * a), 4))
-    # a change that starts from the old value ("going from 3 to 5") names it: no topic score needed
     if strong and scoped and not _says_change(_STILL_BUT.sub(" ", said)):
         strong = False  # "I still do shogi, but only when I'm on vacation": a scope, not an end
     moved = (strong or progress) and moves_from_old_value(old.text, said)
@@ -981,7 +982,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         return none
     # The old text must say something about its speaker ("I", "my", "we"): a greeting, a question
     # or a remark about the other person ("Wow! What got you into running?") holds no state to end.
-    if not _about_speaker(old.text, old.speaker):
+    if not about:
         return none
     if counts_other_things(old.text, said):  # "I cycle 20 km a week" / "I'm sleeping 6 hours lately"
         return none
@@ -1003,7 +1004,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         return Verdict(reason=f"fallback rule ({why}): one more value beside the old one",
                        conflict_status="no_conflict", conflict_type="none", action="coexist",
                        links=["coexists_with"], confidence=round(min(0.95, 0.55 + 0.3 * a), 4))
-    if not (strong or progress or _ENDED_WEAK.search(said)) or a < FALLBACK_ANCHORED_TOPIC and not moved:
+    if not (strong or progress or _ENDED_WEAK.search(said)):
         return none
     # said in the first person, or with its subject left out — a change under way ("Gradually
     # cutting down - from 10 a day to 4") or one that names the old value ("No more Saturdays at
