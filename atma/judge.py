@@ -15,6 +15,7 @@ from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .aspect import ALTERNATIVE, CONTRAST, scope_cue, under_way
 from .implicit import first_person, implied_change
 from .protocols import GateScore, Message
 from .records import Action, Change, Commit, Record, Status
@@ -379,20 +380,37 @@ _OTHER_SUBJECT = re.compile(
     r"(?:^|[.!?,;:\-–—]\s*|\b(?:and|but|so|because|since|when|as|after|before|that|then|now|oh|well)\s+)"
     r"(?:he|she|they|(?:my|our|his|her|their) (?:\w+ )?(?:friend|sister|brother|mum|mom|dad|mother|father|aunt|uncle|"
     r"wife|husband|partner|boss|son|daughter|kids?|neighbou?r|cousin|colleague|roommate|flatmate|grandma|grandpa|"
-    r"parents|dog|cat))(?:'s| has| have| just| finally| recently)*\s+$", re.IGNORECASE)
+    r"parents|dog|cat))(?:'s| has| have| is| are| was| were| just| finally| recently| now)*\s+$", re.IGNORECASE)
+#: A sentence whose subject is someone else ("My sister is slowly going vegan").
+_OTHERS_SENTENCE = re.compile(
+    r"^\W*(?:(?:oh|and|so|well|but)[,]?\s+)?(?:he|she|they|(?:my|our|his|her|their) (?:\w+ )?(?:friend|sister|brother|"
+    r"mum|mom|dad|mother|father|aunt|uncle|wife|husband|partner|boss|son|daughter|neighbou?r|cousin|colleague|"
+    r"roommate|flatmate|parents|grandma|grandpa|girlfriend|boyfriend))\b", re.IGNORECASE)
 
 
 def _own_clause(said: str, pattern: re.Pattern[str], self_negating: re.Pattern[str] | None = None) -> bool:
     """``pattern`` in ``said`` not said of someone else ("my friend is gradually ..."), not as an
     intention ("I want to gradually ...") and not under a negation ("won't quit") — unless the
     wording carries its own negation (``self_negating``: "not a bartender anymore")."""
-    for m in pattern.finditer(said):
+    return _own_match(said, pattern.finditer(said), self_negating)
+
+
+def _own_match(said: str, matches: Any, self_negating: re.Pattern[str] | None = None) -> bool:
+    """One of ``matches`` (in ``said``) not said of someone else, not meant and not negated."""
+    for m in matches:
         before = said[: m.start()]
         if _OTHER_SUBJECT.search(before) or _INTENDED.search(before):
             continue
         if (self_negating is not None and self_negating.match(m.group(0))) or not _NEGATED_CHANGE.search(before):
             return True
     return False
+
+
+def _under_way(said: str) -> bool:
+    """A change of the speaker's own still under way: a fixed phrase ("halfway through moving")
+    or a change word with a sign it is not finished (:func:`atma.aspect.under_way`)."""
+    return _own_clause(said, _IN_PROGRESS) or any(
+        _own_match(x, under_way(x)) and not _OTHERS_SENTENCE.match(x) for x in _SENTENCE.split(said))
 
 
 def _says_change(sentence: str) -> bool:
@@ -566,7 +584,7 @@ def lexical_anchor(old_text: str, new_text: str, names: Sequence[str] = ()) -> t
     return (len(shared), round(cover, 4), numbers, named)
 
 
-_CONTRAST = r"\b(?:not|no more|instead of|rather than)\s+(?:(?:a|an|the|my|any|doing|playing)\s+)?"
+_CONTRAST = r"\b(?:not|no more|instead of|rather than)\s+(?:(?:a|an|the|my|any|doing|playing|by)\s+)?"
 
 
 def _change_sentences(said: str) -> str:
@@ -797,7 +815,8 @@ _EVENT_WORDS = re.compile(r"\b(?:yesterday|today|tonight|this (?:morning|afterno
                           re.IGNORECASE)
 _THIRD_PERSON = re.compile(r"\b(?:he|she|they|his|her|their|him|them|he's|she's|they're)\b", re.IGNORECASE)
 _ELIDED = re.compile(r"\W*(?:gradually|slowly|halfway|half way|part ?way|bit by bit|little by little|step by step|"
-                     r"in the (?:middle|midst|process) of)\b", re.IGNORECASE)
+                     r"in the (?:middle|midst|process) of|down to|up to|been|still|cutting|moving|switching|"
+                     r"shifting|drifting|phasing|easing|weaning|tapering)\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"(?<=[.!?;:])\s+|\s+[-–—]\s+")
 
 
@@ -863,6 +882,57 @@ def restates_with_new_value(old_text: str, new_sentence: str, speaker: str, new_
         return (o[0] == "my" and bool(set(o[:pre]) & (_ATTRIBUTE_WORDS - {"favourite", "favorite", "main", "name"}))
                 and len(a_span) <= 2 and len(b_span) <= 2 and _span_kind(b_span, new_original or new_sentence) == "other")
     return ka == _span_kind(b_span, new_original or new_sentence)
+
+
+#: An episode, not a habit: the past, a single day, a plan ("I went", "yesterday", "tonight").
+_EPISODE = re.compile(r"\b(?:was|were|went|did|had|got|made|took|saw|came|bought|found|met|tried|yesterday|today|"
+                      r"tonight|this (?:morning|afternoon|evening|weekend)|last (?:night|week|weekend|month|year)|ago|"
+                      r"earlier|will|going to|gonna|used to|back when)\b", re.IGNORECASE)
+_UNIT = re.compile(r"(?:\d+(?:[.,]\d+)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+                   r"twenty|thirty|forty|fifty|sixty|hundred))[\s-]+([a-z]+)", re.IGNORECASE)
+#: A situation may scope an old habit at this topic score when the two share a word, an
+#: attribute family or both give a number (at FALLBACK_SHARED_TOPIC with none of these).
+FALLBACK_SCOPE_TOPIC = 0.25
+#: An exception word ("the one exception", "cheat days") may scope an old habit at this topic score.
+FALLBACK_EXCEPTION_TOPIC = 0.1
+
+
+_REFERS_BACK = re.compile(r"\b(?:it|it's|that|that's|this)\b|^\W*(?:\w+ ){0,3}(?:are|is) (?:for|my|when)\b", re.IGNORECASE)
+
+
+def _units(text: str) -> set[str]:
+    """What the numbers in ``text`` count ("20 km a week" -> km)."""
+    return {m.group(1).lower() for m in _UNIT.finditer(text)} - {"a", "an", "the", "of", "and", "or", "to", "in"}
+
+
+def _stems(text: str) -> set[str]:
+    """Content words cut to a crude stem ("cycling", "cycle" -> cycl), attribute names left out."""
+    return {re.sub(r"(?:ing|ed|es|s|e)$", "", w)[:5] for w in _content(text, set()) - _ATTRIBUTE_WORDS}
+
+
+def _scope_anchored(old_text: str, sentence: str, a: float, names: Sequence[str]) -> bool:
+    """``sentence`` names an exception to, or a narrower situation of, the old habit
+    (:func:`atma.aspect.scope_cue`), in a habitual statement of the speaker's own, on the old
+    statement's topic: an exception word at a low topic score; a situation with a shared word,
+    attribute family or number (or a closer topic)."""
+    cue = scope_cue(sentence)
+    if not cue or _OTHERS_SENTENCE.match(sentence) or _EPISODE.search(sentence) or _SECOND_PERSON.search(sentence):
+        return False
+    # the speaker's own habit, or the habit referred back to ("it drops to once a week"), not a thing
+    # of the place ("The gym downtown is packed on Mondays, though")
+    if not (_FIRST_PERSON.search(sentence) or _REFERS_BACK.search(sentence)):
+        return False
+    if cue == "exception":
+        return a >= FALLBACK_EXCEPTION_TOPIC
+    if a >= FALLBACK_SHARED_TOPIC or (a >= FALLBACK_ANCHORED_TOPIC and ALTERNATIVE.search(sentence)):
+        return True
+    if not CONTRAST.search(sentence):  # a situation put first, with no contrast word: a closer topic only
+        return False  # ("On Fridays we have cake at the office" scopes no "I take the train to the office")
+    return a >= FALLBACK_SCOPE_TOPIC and bool(
+        _stems(old_text) & _stems(sentence) or attribute_families(old_text) & attribute_families(sentence)
+        # both give a number, of one counted thing ("I read 8 books a month, but not on rainy days"
+        # scopes no "I sleep 6 hours a night")
+        or (_NUMBER.search(old_text) and _NUMBER.search(sentence) and not counts_other_things(old_text, sentence)))
 
 
 def _about_speaker(text: str, speaker: str) -> bool:
@@ -954,8 +1024,12 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                            links=["supersedes"], confidence=round(min(0.95, 0.6 + 0.3 * a), 4))
     said = statements(new.text)
     strong = _says_change(said)
-    progress = _own_clause(said, _IN_PROGRESS)
-    scoped = _scoped(said)
+    progress = _under_way(said)
+    names = (old.speaker, new.speaker)
+    # an exception or a narrower situation in wording beyond the fixed phrases (atma.aspect)
+    scope_said = about and not _EPISODE.search(old_said) and any(
+        _scope_anchored(old.text, x, a, names) for x in _SENTENCE.split(said))
+    scoped = _scoped(said) or scope_said
     adds = _own_clause(said, _ADDS)
     swapped = (a >= FALLBACK_IMPLIED_TOPIC and about
                and any(restates_with_new_value(p, y, new.speaker, new.text)
@@ -975,6 +1049,13 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                        links=["supersedes"], confidence=round(min(0.9, 0.5 + 0.3 * a), 4))
     if strong and scoped and not _says_change(_STILL_BUT.sub(" ", said)):
         strong = False  # "I still do shogi, but only when I'm on vacation": a scope, not an end
+    if strong and scope_said and not _says_change(" ".join(x for x in _SENTENCE.split(said) if not scope_cue(x))):
+        strong = False  # "When the roads are icy I take the tram instead": the change word is the scope's own
+    if scope_said and not (strong or progress):
+        return Verdict(reason=f"fallback rule ({why}): the old habit holds outside a named exception or situation",
+                       conflict_status="no_conflict", conflict_type="scope_mismatch",
+                       action="scoped_exception", links=["scoped_exception"],
+                       confidence=round(min(0.9, 0.5 + 0.3 * a), 4))
     moved = (strong or progress) and moves_from_old_value(old.text, said)
     # a change that starts from the old value ("going from 3 to 5") names it: no topic score needed
     if (a < FALLBACK_ANCHORED_TOPIC and not moved) or not (
@@ -986,7 +1067,6 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
         return none
     if counts_other_things(old.text, said):  # "I cycle 20 km a week" / "I'm sleeping 6 hours lately"
         return none
-    names = (old.speaker, new.speaker)
     kept = [x for x in _SENTENCE.split(said) if (_scoped(x) or _own_clause(x, _ADDS))
             and (_FIRST_PERSON.search(x) or not _THIRD_PERSON.search(x))  # the speaker's, not someone else's
             and _mentions_value(old.text, x, names, a >= FALLBACK_SAME_TOPIC)]
@@ -1023,7 +1103,12 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                     or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC
                     # the old number named beside the change ("gradually going from 6 to 5", "it used
                     # to be 3 books a month, ...")
-                    or (bool(_numbers(old.text) & _numbers(where)) and (progress or shared >= 1)))
+                    or (bool(_numbers(old.text) & _numbers(where)) and (progress or shared >= 1))
+                    # a change under way on the one topic, or towards another amount of the same unit
+                    # ("a pack a day" -> "down to five cigarettes a day, getting there"; "20 km a week" ->
+                    # "currently at 8 km a week")
+                    or (progress and (a >= FALLBACK_SAME_TOPIC
+                                      or (a >= FALLBACK_SHARED_TOPIC and bool(_units(old.text) & _units(where))))))
     else:  # "now", "lately": only a direct restatement of the old statement with a new value
         digits = numbers and bool(_DIGITS.search(old.text)) and bool(_DIGITS.search(where))
         # ... or the same attribute family restated with most of its words ("Now I live in a small flat
