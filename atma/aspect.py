@@ -87,10 +87,12 @@ SITUATION = re.compile(
     re.IGNORECASE)
 #: The value in that situation differs from the usual one.
 CONTRAST = re.compile(
-    r"\b(?:instead|though|but|rather|more like|drops?|goes? (?:up|down)|switch(?:es)?|swap(?:s)?|"
-    r"change(?:s)? to|moves? (?:\w+ ){0,2}to|(?:and )?that's it|only|just|still|are for|is for|"
-    r"(?:i|we) (?:make|allow|treat|let)|i'll (?:have|take|grab|go|make|do|use|drink|eat)|i (?:grab|take|go|use))\b",
+    r"\b(?:instead|though|rather|more like|drops?|goes? (?:up|down)|switch(?:es)?|swap(?:s)?|"
+    r"change(?:s)? to|moves? (?:\w+ ){0,2}to|(?:and )?that's it|are for|is for|(?:i|we) (?:make|allow|treat|let))\b",
     re.IGNORECASE)
+#: A "when/if" clause is everywhere in talk ("when I look after myself, I'm able to ..."): put first
+#: it names a situation only with a contrast word.
+_CLAUSE_SITUATION = re.compile(r"^(?:when|whenever|if|on days when|any ?time)\b", re.IGNORECASE)
 
 
 #: What may stand before a situation that opens its sentence ("On Fridays I stay up till 1"): put
@@ -141,7 +143,8 @@ def scope_cue(sentence: str) -> str:
     if EXCEPTION.search(sentence):
         return "exception"
     m = SITUATION.search(sentence)
-    if m and (CONTRAST.search(sentence) or _FRONTED.match(sentence[: m.start()])):
+    if m and (CONTRAST.search(sentence) or (_FRONTED.match(sentence[: m.start()])
+                                            and not _CLAUSE_SITUATION.match(m.group(0)))):
         return "situation"
     return ""
 

@@ -40,8 +40,10 @@ def _units(units_file: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def replay_profile(scenario: dict[str, Any], units: Sequence[dict[str, Any]], *, judge: str, embedder: Any,
-                   gate: Any, workdir: Path, max_events: int | None = None, samples: int = 5) -> dict[str, Any]:
-    """Write one profile's events through a fresh overlay; returns its state figures."""
+                   gate: Any, workdir: Path, max_events: int | None = None, samples: int = 5,
+                   config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write one profile's events through a fresh overlay (``config``: OverlayConfig fields that
+    differ from the default); returns its state figures."""
     from adapters.builtin import BuiltinHost
     from atma import ATMAOverlay, OverlayConfig, factory
 
@@ -50,7 +52,7 @@ def replay_profile(scenario: dict[str, Any], units: Sequence[dict[str, Any]], *,
         p.unlink(missing_ok=True)
     host = BuiltinHost(str(db), embedder=embedder)
     ov = ATMAOverlay(host, namespace="u", gate=gate, embedder=embedder, judge=factory.default_judge(judge),
-                     config=OverlayConfig())
+                     config=OverlayConfig(**(config or {})))
     events = scenario["events"][:max_events] if max_events else scenario["events"]
     t0 = _time.perf_counter()
     traces: dict[str, Any] = {}
@@ -127,8 +129,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--units", default=str(DEFAULT_UNITS))
     ap.add_argument("--gate", default="sentry", help="sentry | cosine")
     ap.add_argument("--max-events", type=int, default=None, help="first N events per profile")
+    ap.add_argument("--max-judge-pairs", type=int, default=None,
+                    help="pairs the Judge sees per write (default: the Judge's own, 5 per side for the rule)")
+    ap.add_argument("--candidate-k", type=int, default=None, help="host hits searched per write (default 12)")
     ap.add_argument("--out", default=None, help="write results.json here")
     args = ap.parse_args(argv)
+    for flag, v in (("--max-judge-pairs", args.max_judge_pairs), ("--candidate-k", args.candidate_k)):
+        if v is not None and v < 1:
+            print(f"error: {flag} wants a positive number (got {v})", file=sys.stderr)
+            return 2
+    config = {k: v for k, v in (("max_judge_pairs", args.max_judge_pairs), ("candidate_k", args.candidate_k))
+              if v is not None}
     try:
         profiles = [int(x) for x in args.profiles.split(",") if x.strip()]
     except ValueError:
@@ -145,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     embedder = factory.default_embedder()
     gate = factory.default_gate(embedder, spec=args.gate)
-    results: dict[str, Any] = {"profiles": profiles, "gate": args.gate, "judges": {}}
+    results: dict[str, Any] = {"profiles": profiles, "gate": args.gate, "config": config, "judges": {}}
     with tempfile.TemporaryDirectory(prefix="atma-write-loop-") as tmp:
         for j in judges:
             parts = []
@@ -153,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sc = scenarios[p]
                 pid = sc["id"].removeprefix("ltp-")
                 r = replay_profile(sc, units.get(pid, []), judge=j, embedder=embedder, gate=gate, workdir=Path(tmp),
-                                   max_events=args.max_events)
+                                   max_events=args.max_events, config=config)
                 print(json.dumps({"judge": j, "profile": p, **{k: r[k] for k in (
                     "updates", "updates_right", "old_retired", "bank_role_right", "spurious_changes",
                     "non_update_events", "wall_s", "lost", "spurious_kinds")}}), flush=True)

@@ -9,7 +9,9 @@ topic score beside each pair is the packaged MiniLM cosine of the two texts, as 
 gets it in the loop. Pairs the rule still misses are kept as strict xfails, so the limits stay
 visible: a home change said through the boxes ("Half my boxes are already at the new place"), a
 change at a low topic score with nothing shared, an exception with no shared word or family
-("champagne at weddings" / "I don't drink alcohol").
+("champagne at weddings" / "I don't drink alcohol"), and a situation said with "when" or "but"
+alone ("When I have a cold, it's ginger tea every time"): LoCoMo's talk is full of those, and
+reading them scoped 67 of its same-speaker pairs that state nothing of the kind.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ PAIRS = [
     ('Gil', 'My hair is long.', "I've been growing my hair out short... I mean cutting it shorter in stages, it's at shoulder length now.", 'transition', 0.65),
     ('Hana', "I'm vegetarian.", "The one exception is my grandma's fish stew at Christmas.", 'scoped_exception', 0.28),
     ('Ivo', 'I go to bed around 11.', 'On Fridays I stay up till 1 or so.', 'scoped_exception', 0.53),
-    ('Jas', 'I work from home.', 'Tuesdays and Thursdays I go into the office.', 'scoped_exception', 0.35),
+    pytest.param('Jas', 'I work from home.', 'Tuesdays and Thursdays I go into the office.', 'scoped_exception', 0.35, marks=MISS),  # read as none
     pytest.param('Kai', "I don't drink alcohol.", "I'll have a glass of champagne at weddings, and that's it.", 'scoped_exception', 0.36, marks=MISS),  # read as none
     ('Lin', 'I cycle to work.', 'When the roads are icy I take the tram instead of cycling.', 'scoped_exception', 0.4),
     ('Max', 'I run in the mornings.', 'In the heat of July I move my runs to the evening.', 'scoped_exception', 0.61),
@@ -66,8 +68,8 @@ PAIRS = [
     pytest.param('Tia', 'I swim three times a week.', 'During exam season it drops to once a week.', 'scoped_exception', 0.27, marks=MISS),  # read as none
     ('Udo', 'I never eat sugar.', 'Birthdays are my cheat days, cake included.', 'scoped_exception', 0.15),
     ('Val', "I'm a morning person.", "Saturdays excepted - that's my lie-in day.", 'scoped_exception', 0.26),
-    ('Wyn', 'I use my phone for everything.', 'For long emails I still need the laptop.', 'scoped_exception', 0.34),
-    ('Xia', 'My favourite tea is green tea.', "When I have a cold, it's ginger tea every time.", 'scoped_exception', 0.62),
+    pytest.param('Wyn', 'I use my phone for everything.', 'For long emails I still need the laptop.', 'scoped_exception', 0.34, marks=MISS),  # read as none
+    pytest.param('Xia', 'My favourite tea is green tea.', "When I have a cold, it's ginger tea every time.", 'scoped_exception', 0.62, marks=MISS),  # read as none
     ('Yan', 'I walk the dog at 7.', "On school days it's more like 6:30.", 'scoped_exception', 0.39),
     pytest.param('Zoe', "I drive to my parents' place.", 'For the winter visits we take the train though.', 'scoped_exception', 0.3, marks=MISS),  # read as none
     ('Ines', 'I eat meat most days.', 'My sister is slowly going vegetarian.', 'none', 0.47),
@@ -95,7 +97,7 @@ PAIRS = [
     pytest.param('Mika', 'I do my shopping at Aldi.', 'For wine I go to the little shop on the corner, though.', 'scoped_exception', 0.47, marks=MISS),  # read as none
     ('Nils', 'I start work at 8.', "On Mondays it's more like 7, for the team call.", 'scoped_exception', 0.39),
     ('Omar', "I don't eat red meat.", "My one exception is my dad's barbecue in August.", 'scoped_exception', 0.26),
-    ('Pilar', 'I keep my phone on silent.', "When I'm on call it stays on loud.", 'scoped_exception', 0.65),
+    pytest.param('Pilar', 'I keep my phone on silent.', "When I'm on call it stays on loud.", 'scoped_exception', 0.65, marks=MISS),  # read as none
     ('Rory', 'I train at the gym downtown.', 'In the summer months I train in the park instead.', 'scoped_exception', 0.56),
     ('Sina', 'I sleep eight hours a night.', "During crunch weeks it's more like five hours a night.", 'scoped_exception', 0.42),
     ('Tove', 'I answer emails only in the mornings.', 'Fridays are the exception, I clear my inbox in the afternoon.', 'scoped_exception', 0.5),
@@ -162,7 +164,8 @@ def test_under_way_ignores_done_changes_and_other_progress(sentence: str) -> Non
     ("Birthdays are my cheat days, cake included.", "exception"),
     ("Fridays are the exception, I clear my inbox in the afternoon.", "exception"),
     ("During crunch weeks it's more like five hours a night.", "situation"),
-    ("When I'm on call it stays on loud.", "situation"),
+    ("When I'm on call it stays on loud.", ""),  # a when-clause without a contrast word: talk is full of them
+    ("When the roads are icy I take the tram instead.", "situation"),
     ("I went to the market on Fridays.", ""),
     ("The weather was lovely in July.", ""),
 ])
