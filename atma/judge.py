@@ -355,11 +355,18 @@ _ENDED = re.compile(
     r"still (?:like|love|enjoy|dabble|remember|play|do|watch|read|listen|go)\w*(?: \w+){0,8},? but|"
     r"handed in my notice|resigned|(?:was|got) laid off|(?:was|got) let go|ditched|dumped|"
     r"closed (?:down )?(?:my|the|our)|"
-    r"(?:down|up) (?:to|from) (?:about |around |roughly |just |only )?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|zero)|"
+    r"(?:down|up) (?:to|from) (?:about |around |roughly |just |only )?(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|zero)|"
     r"(?:it's|it has|it|that's|that has|has|have|i've|we've) (?:gone|jumped|dropped|changed|shifted|switched) from|"
     r"went from|drifting (?:away )?from|"
     r"increased|decreased|doubled|halved|cut out|cut (?:\w+ ){0,2}(?:completely|entirely)|"
-    r"(?:i'm|i am|we're|we are) (?:so |totally |completely |officially )?over (?!the moon))\b",
+    r"(?:i'm|i am|we're|we are) (?:so |totally |completely |officially )?over (?!the moon)|"
+    # session 10, own wordings: a change made, said with other verbs
+    r"handed in (?:my |the )?(?:badge|keys|notice|resignation|laptop)|packed up|renamed|"
+    r"got (?:engaged|married|divorced|hitched|dumped|hired|fired|promoted|transferred|moved)|called off|"
+    r"(?:upped|raised|lowered|bumped (?:up|down)|reduced|cut) (?:my|the|our) (?:\w+ )?(?:dose|dosage|rent|hours|"
+    r"salary|pay|price|fee|limit|budget)|started (?:\w+ing) (?:\w+ ){0,2}again|turned \d+|"
+    r"scrapped|cancell?ed|discontinued|axed|finished (?:my|the) (?:\w+ )?(?:degree|course|training|"
+    r"contract|treatment)|from now on)\b",
     re.IGNORECASE,
 )
 # "won't quit", "never moved", "don't want to change": a change word under a negation says no change.
@@ -485,11 +492,16 @@ ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, 
     "work": "work working worked job jobs employer company hired fired quit promoted promotion office boss career "
             "position role shift shifts employed unemployed retired retire colleague colleagues salary",
     "pet": "dog dogs cat cats pet pets puppy kitten rabbit hamster parrot goldfish tortoise fostering foster",
-    "partner": "girlfriend boyfriend partner wife husband married dating engaged divorced fiance fiancee spouse",
+    "partner": "girlfriend boyfriend partner wife husband married dating engaged divorced fiance fiancee spouse single",
     "diet": "vegetarian vegan meat eat eating diet allergic allergy gluten dairy pescatarian",
     "study": "studying study studies class classes course degree university college school major learning",
     "vehicle": "car cars drive driving bike bicycle motorbike scooter commute commuting",
     "phone": "phone phones iphone android laptop computer screen",
+    # session 10, for own wordings ("I renamed my account" / "My username is ..."; "joined a different
+    # parish" / "I go to St. Mark's church"; "switched GPs" / "My doctor is ...")
+    "account": "username usernames handle account accounts login email e-mail inbox password",
+    "faith": "church churches parish congregation mosque synagogue temple chapel",
+    "care": "doctor doctors gp gps dentist dentists therapist physician physio psychiatrist counsellor counselor",
 }.items()}
 
 
@@ -946,6 +958,15 @@ def _numbers(text: str) -> set[str]:
     return {m.group(0).lower() for m in _NUMBER.finditer(text)}
 
 
+_IDENT = re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{3,}\b")
+
+
+def _ident_numbers(text: str) -> set[str]:
+    """Numbers that name one value by themselves: a clock time ("the 7:15"), three or more digits
+    ("ends in 4471"; not "3 cups")."""
+    return set(_IDENT.findall(text))
+
+
 def acknowledges_value(old: Record, new: Record, a: float) -> bool:
     """True when ``new`` (another speaker's words) states the value of ``old`` (its speaker's own
     state) again, addressed to them: "Noted: you live in Leeds." after "I live in Leeds." Such a
@@ -1096,7 +1117,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     # one right after it ("Big news - I moved! I live in Cincinnati now.")
     where = _change_sentences(said) if not progress else said
     shared, cover, numbers, named = lexical_anchor(old.text, where, names)
-    named = named or contrasts_old_value(old.text, where) or moved
+    named = named or contrasts_old_value(old.text, where) or moved or bool(_ident_numbers(old.text) & _ident_numbers(where))
     if strong or progress:  # the new text names what the old one said, or both give a number on one topic
         family = a >= FALLBACK_FAMILY_TOPIC and bool(attribute_families(old.text) & attribute_families(where))
         anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
