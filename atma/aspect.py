@@ -35,6 +35,7 @@ CHANGE = re.compile(
     r"replacing|cutting|reducing|weaning|phasing|handing (?:\w+ ){0,4}?(?:over|off)|winding (?:\w+ )?down|"
     r"drifting|trading|ditching|reintroducing|retraining|relocating|downsizing|upgrading|tapering|"
     r"changeover|switchover|transition|instead(?: of)?|down to|up to|currently at|at about \w+|"
+    r"(?:up|down)? ?towards? (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)|at (?:about |around )?\d+|"
     r"(?:started|starting|begun|began|beginning) to (?:switch|swap|move|shift|migrate|transfer|cut (?:back|down)|"
     r"reduce|wean|phase|replace|drift|ease|taper)|"
     r"going (?:fully|completely|full[- ]time|part[- ]time)|(?:working|serving) (?:out )?(?:my |the )?notice|"
@@ -46,11 +47,11 @@ PROGRESS = re.compile(
     r"(?:about |roughly |nearly |almost )?halfway|part ?way|in stages|in phases|bit by bit|little by little|"
     r"step by step|gradually|slowly|slow going|more and more|less and less|"
     r"(?:a bit|a little|one \w+)(?: more| less)? (?:each|every|at a time|a (?:day|week|month))|"
-    r"each (?:day|week|month)|\w+ more (?:weeks?|days?|months?|steps?|rooms?|boxes) to go|"
+    r"each (?:day|week|month)|\w+ more (?:weeks?|days?|months?|steps?|rooms?|boxes)(?: \w+){0,3} to go|"
     r"over the (?:next|coming) (?:\w+ )?(?:days?|weeks?|months?|term|year|semester|season)|"
     r"aiming (?:to|for)|(?:the|my|with the) goal|working (?:towards?|toward|my way)|(?:still )?getting used to|"
-    r"learning to|still \w+ing|building (?:\w+ )?(?:back )?up|(?:i've |i have |we've |we have |i'm |i am |we're |just )"
-    r"(?:started|starting|begun|beginning|began)|the rest (?:follows?|will|is|are|goes|go|comes?)|"
+    r"learning to|still \w+ing|building (?:\w+ )?(?:back )?up|(?:i'm |i am |we're |we are )(?:starting|beginning) to|"
+    r"the rest (?:follows?|will|is|are|goes|go|comes?)|"
     r"in the (?:middle|midst|process) of|before (?:i|we) (?:start|begin|move|switch|leave|join)|"
     r"by (?:spring|summer|autumn|fall|winter|christmas|next \w+|the end of (?:the )?\w+))\b",
     re.IGNORECASE)
@@ -78,6 +79,8 @@ SITUATION = re.compile(
     r"with (?:my |our )?(?:\w+ ){0,2}(?:colleagues|friends|family|parents|kids|team|clients|in-laws|"
     r"grandparents|guests|coworkers|co-workers|office|branch|clients|customers|students|crew|side)|"
     r"(?:after|before|with|at|over) (?:dinner|lunch|breakfast|bedtime|work|bed|night|midnight)|"
+    r"(?:before|after|on) (?:an? |the |my )?(?:\w+ )?(?:flights?|trips?|races?|matches|match|games?|exams?|meetings?|"
+    r"workouts?|shifts?|interviews?)|^\W*for (?:\w+ )?\w+ing\b|"
     r"in the (?:mornings|evenings|afternoons)|"
     r"for (?:the )?(?:\w+ ){0,2}(?:emails|trips|visits|calls|runs|meetings|events|occasions|rides|journeys|"
     r"commutes|flights|dinners)|"
@@ -101,7 +104,8 @@ _FRONTED = re.compile(r"^\W*(?:(?:and|but|so|oh|also|well)\W+)?(?:on |at |in |ev
 
 
 #: A contrast that names another value in place of the usual ("instead", "more like").
-ALTERNATIVE = re.compile(r"\b(?:instead|more like|rather than|in place of)\b", re.IGNORECASE)
+ALTERNATIVE = re.compile(r"\b(?:instead|more like|rather than|in place of|switch(?:es)? to|change(?:s)? to)\b",
+                         re.IGNORECASE)
 
 
 def under_way(sentence: str) -> list[re.Match[str]]:

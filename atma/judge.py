@@ -392,7 +392,7 @@ _OTHER_SUBJECT = re.compile(
 _OTHERS_SENTENCE = re.compile(
     r"^\W*(?:(?:oh|and|so|well|but)[,]?\s+)?(?:he|she|they|(?:my|our|his|her|their) (?:\w+ )?(?:friend|sister|brother|"
     r"mum|mom|dad|mother|father|aunt|uncle|wife|husband|partner|boss|son|daughter|neighbou?r|cousin|colleague|"
-    r"roommate|flatmate|parents|grandma|grandpa|girlfriend|boyfriend))\b", re.IGNORECASE)
+    r"roommate|flatmate|parents|grandma|grandpa|girlfriend|boyfriend|neighbou?r's (?:\w+ )?\w+))\b", re.IGNORECASE)
 
 
 def _own_clause(said: str, pattern: re.Pattern[str], self_negating: re.Pattern[str] | None = None) -> bool:
@@ -406,18 +406,22 @@ def _own_match(said: str, matches: Any, self_negating: re.Pattern[str] | None = 
     """One of ``matches`` (in ``said``) not said of someone else, not meant and not negated."""
     for m in matches:
         before = said[: m.start()]
-        if _OTHER_SUBJECT.search(before) or _INTENDED.search(before):
+        # someone else's change, unless it is done to the speaker's own ("They've lowered my dose")
+        if (_OTHER_SUBJECT.search(before) and not _MY.search(m.group(0))) or _INTENDED.search(before):
             continue
         if (self_negating is not None and self_negating.match(m.group(0))) or not _NEGATED_CHANGE.search(before):
             return True
     return False
 
 
+_MY = re.compile(r"\b(?:my|our)\b", re.IGNORECASE)
+
+
 def _under_way(said: str) -> bool:
     """A change of the speaker's own still under way: a fixed phrase ("halfway through moving")
     or a change word with a sign it is not finished (:func:`atma.aspect.under_way`)."""
-    return _own_clause(said, _IN_PROGRESS) or any(
-        _own_match(x, under_way(x)) and not _OTHERS_SENTENCE.match(x) for x in _SENTENCE.split(said))
+    return any((_own_clause(x, _IN_PROGRESS) or _own_match(x, under_way(x))) and not _OTHERS_SENTENCE.match(x)
+               for x in _SENTENCE.split(said))
 
 
 def _says_change(sentence: str) -> bool:
@@ -628,7 +632,7 @@ def contrasts_old_value(old_text: str, new_text: str) -> bool:
 
 
 _MOVES_FROM = (r"\b(?:from|swapped|swapping|swap|traded|trading|replaced|replacing|exchanged) "
-               r"(?:(?:a|an|the|my|about|around|roughly|just)\s+)?(?:[\w-]+\s+){{0,2}}?{w}\b[^.!?]{{0,40}}?"
+               r"(?:(?:a|an|the|my|about|around|roughly|just)\s+)?(?:[\w-]+\s+){{0,2}}?{w}(?:e?s)?\b[^.!?]{{0,40}}?"
                r"\b(?:to|towards|toward|into|for|with)\b")
 
 
@@ -919,7 +923,26 @@ def _units(text: str) -> set[str]:
 
 def _stems(text: str) -> set[str]:
     """Content words cut to a crude stem ("cycling", "cycle" -> cycl), attribute names left out."""
-    return {re.sub(r"(?:ing|ed|es|s|e)$", "", w)[:5] for w in _content(text, set()) - _ATTRIBUTE_WORDS}
+    return {re.sub(r"(?:ing|ed|es|er|s|e)$", "", w)[:5] for w in _content(text, set()) - _ATTRIBUTE_WORDS}
+
+
+def ends_old_word(old_text: str, new_text: str) -> bool:
+    """The object of a verb that ends something is the old statement's word in another form:
+    "I quit smoking" after "I'm a smoker", "retired from nursing" after "I'm a nurse" (by a crude
+    stem; the one word right after the verb).
+
+    >>> ends_old_word("I'm a smoker.", "I quit smoking in January.")
+    True
+    >>> ends_old_word("I'm a smoker.", "I quit my job in January.")
+    False
+    """
+    olds = _stems(old_text)
+    return any(re.sub(r"(?:ing|ed|es|er|s|e)$", "", m.group(1).lower())[:5] in olds
+               for m in _ENDS_OBJECT.finditer(new_text))
+
+
+_ENDS_OBJECT = re.compile(r"\b(?:quit|quitting|gave up|given up|giving up|stopped|dropped|retired from|ditched|sold)"
+                          r"\s+(?:my |the |our |all )?([a-z]+)", re.IGNORECASE)
 
 
 def _scope_anchored(old_text: str, sentence: str, a: float, names: Sequence[str]) -> bool:
@@ -932,10 +955,10 @@ def _scope_anchored(old_text: str, sentence: str, a: float, names: Sequence[str]
         return False
     # the speaker's own habit, or the habit referred back to ("it drops to once a week"), not a thing
     # of the place ("The gym downtown is packed on Mondays, though")
+    if cue == "exception":  # "The only exception is the odd fish taco": the word refers back itself
+        return a >= FALLBACK_EXCEPTION_TOPIC
     if not (_FIRST_PERSON.search(sentence) or _REFERS_BACK.search(sentence)):
         return False
-    if cue == "exception":
-        return a >= FALLBACK_EXCEPTION_TOPIC
     if a >= FALLBACK_SHARED_TOPIC or (a >= FALLBACK_ANCHORED_TOPIC and ALTERNATIVE.search(sentence)):
         return True
     if not CONTRAST.search(sentence):  # a situation put first, with no contrast word: a closer topic only
@@ -1046,6 +1069,9 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     said = statements(new.text)
     strong = _says_change(said)
     progress = _under_way(said)
+    if progress and strong and not _own_clause(said, _IN_PROGRESS) and any(
+            _says_change(x) and not _under_way(x) for x in _SENTENCE.split(said)):
+        progress = False  # "I stopped practicing with Yusuf. Keiko and I ..." - a change made, said first
     names = (old.speaker, new.speaker)
     # an exception or a narrower situation in wording beyond the fixed phrases (atma.aspect)
     scope_said = about and not _EPISODE.search(old_said) and any(
@@ -1117,11 +1143,14 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     # one right after it ("Big news - I moved! I live in Cincinnati now.")
     where = _change_sentences(said) if not progress else said
     shared, cover, numbers, named = lexical_anchor(old.text, where, names)
-    named = named or contrasts_old_value(old.text, where) or moved or bool(_ident_numbers(old.text) & _ident_numbers(where))
+    named = (named or contrasts_old_value(old.text, where) or moved or bool(_ident_numbers(old.text) & _ident_numbers(where))
+             or ends_old_word(old.text, where))
     if strong or progress:  # the new text names what the old one said, or both give a number on one topic
         family = a >= FALLBACK_FAMILY_TOPIC and bool(attribute_families(old.text) & attribute_families(where))
         anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
                     or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC
+                    # another amount of the one unit ("50 mg" -> "lowered my dose to 25 mg")
+                    or (a >= FALLBACK_SHARED_TOPIC and bool(_units(old.text) & _units(where)))
                     # the old number named beside the change ("gradually going from 6 to 5", "it used
                     # to be 3 books a month, ...")
                     or (bool(_numbers(old.text) & _numbers(where)) and (progress or shared >= 1))

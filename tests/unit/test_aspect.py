@@ -1,17 +1,21 @@
-"""Changes under way and scoped exceptions in wider wording (atma/aspect.py) and the rule's
-readings built on them.
+"""The rule's readings in wordings of my own: changes under way and scoped exceptions
+(atma/aspect.py), supersession said with other verbs, and their near misses.
 
 Every pair here was written for this test (own people, habits and phrasings), not taken from the
-audit generator's templates. The first 53 were written before the readings were built and used
-to build them; the last 40 were written after, as a check, and then looked at too (three
-readings were added for them: a notice period, "still moving ...", an office as company). The
-topic score beside each pair is the packaged MiniLM cosine of the two texts, as the rule Judge
-gets it in the loop. Pairs the rule still misses are kept as strict xfails, so the limits stay
-visible: a home change said through the boxes ("Half my boxes are already at the new place"), a
-change at a low topic score with nothing shared, an exception with no shared word or family
-("champagne at weddings" / "I don't drink alcohol"), and a situation said with "when" or "but"
-alone ("When I have a cold, it's ginger tea every time"): LoCoMo's talk is full of those, and
-reading them scoped 67 of its same-speaker pairs that state nothing of the kind.
+audit generator's templates. Four batches: 53 pairs written before the aspect readings were
+built and used to build them; 40 written after as a check (then looked at; three readings were
+added for them); 38 of supersession in other verbs ("handed in my badge", "lowered my dose",
+"quit smoking"), written to find the rule's gaps; and a mixed batch of 40 written after the rule
+was frozen for it (the rule of 91d3911 read 24 right, this one 29 on the first run; then looked
+at and used, so it is own data now, not a held-out figure). The topic score beside each pair is
+the packaged MiniLM cosine of the two texts, as the rule Judge gets it in the loop. Pairs the
+rule still misses are strict xfails, so the limits stay visible: a change said through its
+circumstances ("Half my boxes are already at the new place"), a change at a low topic score with
+nothing shared, an exception with no shared word or family ("champagne at weddings" / "I don't
+drink alcohol"), a situation said with "when" or "but" alone ("When I have a cold, it's ginger tea
+every time": LoCoMo's talk is full of those, and reading them scoped 67 of its same-speaker pairs
+that state nothing of the kind), someone else acting on the speaker's state ("They scrapped the
+7:15"), words of one family the rule's tables lack ("joined a different parish" / "church").
 """
 
 from __future__ import annotations
@@ -122,6 +126,87 @@ PAIRS = [
     ('Tove', 'I answer emails only in the mornings.', 'In the afternoons I usually go for a walk, though.', 'none', 0.43),
     ('Ugo', 'I write in English at work.', "I'm slowly learning Italian, three lessons so far.", 'none', 0.22),
     ('Jude', 'I weigh 95 kilos.', 'Went for a long run in the rain, felt great.', 'none', 0.09),
+    # supersession in wordings of my own (written to find the rule's gaps, then used to close some)
+    ('Abe', 'I work at Google.', 'Handed in my badge at Google on Friday; Monday I start at a small startup.', 'supersede', 0.35),
+    ('Bea', 'I live in Lyon.', "We've packed up the Lyon flat for good and settled in Grenoble.", 'supersede', 0.54),
+    ('Cal', 'I drive a Honda Civic.', "Sold the Civic last month, I'm driving a Tesla now.", 'supersede', 0.72),
+    ('Dana', "I'm allergic to penicillin.", 'Turns out I was never allergic to penicillin, the test was a false positive.', 'supersede', 0.79),
+    ('Eve', 'My username is eve_88.', "I renamed my account, it's evelyn_k now.", 'supersede', 0.54),
+    pytest.param('Finn', "I'm single.", 'Big news, I got engaged to Maya last weekend!', 'supersede', 0.26, marks=MISS),  # read as none
+    ('Gia', 'My favourite band is Blur.', 'These days Pulp has overtaken Blur as my favourite band.', 'supersede', 0.75),
+    ('Hank', 'I play bass in a band.', 'I left the band, so no more bass for me.', 'supersede', 0.66),
+    ('Ida', 'I take 20 mg of the medication daily.', 'The doctor upped my dose to 40 mg a day.', 'supersede', 0.78),
+    ('Joe', "I'm a Chelsea fan.", "After this season I've given up on Chelsea, I support Arsenal now.", 'supersede', 0.74),
+    pytest.param('Kay', 'My rent is 900 a month.', "The landlord raised the rent, it's 1,050 a month from this month.", 'supersede', 0.62, marks=MISS),  # read as none
+    ('Leo', "I'm vegetarian.", 'I started eating chicken again last month.', 'supersede', 0.44),
+    ('Mae', 'I use Spotify.', 'Cancelled Spotify and moved everything to Apple Music.', 'supersede', 0.53),
+    ('Ned', "I'm studying medicine.", "I dropped out of medicine and I'm doing nursing instead.", 'supersede', 0.56),
+    ('Ora', 'I have two cats.', "We're down to one cat since Pepper died in the spring.", 'supersede', 0.51),
+    pytest.param('Pax', 'My phone number ends in 4471.', 'New number, by the way: it ends in 9902 now.', 'supersede', 0.47, marks=MISS),  # read as none
+    ('Quy', "I'm on the night shift.", 'I got moved to the day shift, finally sleeping normal hours.', 'supersede', 0.62),
+    pytest.param('Ria', "I go to St. Mark's church.", "We've joined a different parish, St. Anne's, closer to home.", 'supersede', 0.54, marks=MISS),  # read as none
+    pytest.param('Sid', 'My doctor is Dr. Patel.', 'I switched GPs, Dr. Okafor sees me now.', 'supersede', 0.31, marks=MISS),  # read as none
+    pytest.param('Tess', "I don't drink coffee.", "I've become a total coffee addict this year, three cups a day.", 'supersede', 0.6, marks=MISS),  # read as none
+    pytest.param('Uri', 'My email is uri@old.com.', 'Please use uri@new.org from now on, the old address is closed.', 'supersede', 0.54, marks=MISS),  # read as none
+    ('Vera', "I'm engaged to Paul.", 'Paul and I called off the engagement.', 'supersede', 0.71),
+    pytest.param('Walt', "I'm 34.", 'Just turned 35 last week!', 'supersede', 0.64, marks=MISS),  # read as none
+    ('Xena', "I'm a nurse at City Hospital.", 'I retired from nursing in March.', 'supersede', 0.6),
+    pytest.param('Yara', 'I take the 7:15 train.', "They scrapped the 7:15, so it's the 6:50 for me now.", 'supersede', 0.48, marks=MISS),  # read as none
+    pytest.param('Zack', 'My dog is a puppy.', 'Rex is a grown dog now, three years old.', 'supersede', 0.36, marks=MISS),  # read as none
+    ('Abe', 'I work at Google.', 'Google announced layoffs today, scary times, but my team is fine.', 'none', 0.38),
+    ('Bea', 'I live in Lyon.', 'We spent the weekend in Grenoble, lovely mountains.', 'none', 0.19),
+    ('Cal', 'I drive a Honda Civic.', 'My neighbour just bought a Tesla.', 'none', 0.45),
+    ('Dana', "I'm allergic to penicillin.", 'Had to remind the new dentist about my penicillin allergy.', 'none', 0.72),
+    ('Gia', 'My favourite band is Blur.', "Pulp's new album is decent, but Blur is still my favourite.", 'none', 0.67),
+    ('Ida', 'I take 20 mg of the medication daily.', "The doctor asked if I'd consider 40 mg, I said no.", 'none', 0.61),
+    ('Joe', "I'm a Chelsea fan.", "Arsenal played well today, I'll give them that.", 'none', 0.49),
+    ('Leo', "I'm vegetarian.", 'My partner started eating chicken again.', 'none', 0.39),
+    ('Mae', 'I use Spotify.', 'Apple Music has some nice playlists, my sister says.', 'none', 0.58),
+    ('Ora', 'I have two cats.', 'One of my cats knocked over a plant today.', 'none', 0.5),
+    ('Walt', "I'm 34.", 'My brother just turned 35!', 'none', 0.54),
+    ('Zack', 'My dog is a puppy.', 'The puppy chewed through another shoe.', 'none', 0.51),
+    # a mixed check batch written after the rule was frozen for it: old rule 24/40, new 29/40 when
+    # first run; then looked at and used (own data, not a held-out figure)
+    ('Amara', 'I work as a paralegal at Finch & Co.', "I resigned from Finch & Co. and I'm clerking for a judge now.", 'supersede', 0.62),
+    ('Basil', 'I live in a studio in Brooklyn.', 'We moved out of the Brooklyn studio; we rent a two-bed in Queens now.', 'supersede', 0.69),
+    ('Cora', 'My car is a blue Fiat Panda.', "The Panda's gone, sold it to my cousin. I cycle everywhere now.", 'supersede', 0.57),
+    ('Dex', "I'm lactose intolerant.", "Turns out I'm not lactose intolerant after all, the new test came back clean.", 'supersede', 0.76),
+    ('Elle', 'My handle is @elle_paints.', 'Changed my handle to @elle_studio, the old one is gone.', 'supersede', 0.65),
+    ('Femi', 'I go to the gym on Cross Street.', 'I cancelled the Cross Street gym membership and signed up at the climbing wall.', 'supersede', 0.56),
+    ('Gus', 'I take 50 mg of sertraline.', "They've lowered my dose to 25 mg since last month.", 'supersede', 0.57),
+    ('Hela', 'I support Leeds United.', "I don't follow Leeds anymore, I've switched to rugby.", 'supersede', 0.7),
+    ('Isak', 'My favourite food is ramen.', 'Honestly pho has replaced ramen as my favourite.', 'supersede', 0.59),
+    ('Jin', "I'm a smoker.", "I quit smoking in January and haven't touched one since.", 'supersede', 0.51),
+    ('Kira', 'I drink oat milk.', "No more oat milk for me, I'm on soy now.", 'supersede', 0.74),
+    ('Lars', 'My team has 6 people.', 'After the reorg my team is down to 4 people.', 'supersede', 0.68),
+    ('Mona', 'I buy most of my clothes new.', "I'm in the middle of switching to second-hand clothes, half the closet is thrifted now.", 'transition', 0.65),
+    pytest.param('Nico', 'I read the news on paper.', "I'm gradually moving my news reading to the tablet, the paper only on Sundays so far.", 'transition', 0.44, marks=MISS),  # read as none
+    ('Oda', 'I use Excel for budgeting.', "I'm partway through moving my budget from Excel into YNAB.", 'transition', 0.65),
+    ('Pau', 'I eat a lot of sugar.', 'Cutting down on sugar bit by bit, down to one treat a day so far.', 'transition', 0.5),
+    ('Quill', 'I work at the Leeds office.', "I'm transferring to the Manchester office, two more weeks in Leeds to go.", 'transition', 0.72),
+    ('Rina', 'I play tennis.', "I'm slowly swapping tennis for padel, more padel every month.", 'transition', 0.47),
+    ('Saul', 'My kids speak only English.', "My neighbour's kids are learning Spanish step by step.", 'none', 0.63),
+    ('Tuva', 'I run 5 km a day.', "I'm building up towards 10 km a day, at 7 km so far.", 'transition', 0.61),
+    ('Ulla', "I'm vegetarian.", 'The only exception is the odd fish taco on holiday.', 'scoped_exception', 0.28),
+    ('Vik', 'I go to bed at 10.', "On weekends it's more like midnight.", 'scoped_exception', 0.45),
+    ('Wren', 'I drink tea, not coffee.', "Before an early flight I'll have a coffee instead.", 'scoped_exception', 0.5),
+    ('Xavi', 'I work from the office.', 'In August I work from home instead, the office is empty anyway.', 'scoped_exception', 0.54),
+    ('Yoko', "I don't eat dessert.", "Birthdays excepted, I'm not a monster.", 'scoped_exception', 0.2),
+    pytest.param('Zane', 'I walk to school with the kids.', 'When it snows we drive instead.', 'scoped_exception', 0.28, marks=MISS),  # read as none
+    ('Abi', 'I wear glasses.', 'For swimming I switch to contacts.', 'scoped_exception', 0.41),
+    pytest.param('Bo', 'I cook at home every night.', "Fridays are takeaway night though, that's our treat.", 'scoped_exception', 0.28, marks=MISS),  # read as none
+    ('Amara', 'I work as a paralegal at Finch & Co.', 'Finch & Co. hired three new paralegals this week.', 'none', 0.77),
+    ('Basil', 'I live in a studio in Brooklyn.', 'My friend moved to Queens, I might visit him.', 'none', 0.43),
+    ('Cora', 'My car is a blue Fiat Panda.', "Should I sell the Panda? It's getting old.", 'none', 0.51),
+    ('Dex', "I'm lactose intolerant.", 'Found a great lactose-free ice cream today!', 'none', 0.61),
+    ('Femi', 'I go to the gym on Cross Street.', 'The gym on Cross Street is repainting the changing rooms.', 'none', 0.51),
+    ('Gus', 'I take 50 mg of sertraline.', 'The pharmacist said 50 mg is a common dose.', 'none', 0.63),
+    ('Isak', 'My favourite food is ramen.', 'Tried pho today, not bad, but ramen is still my number one.', 'none', 0.54),
+    ('Jin', "I'm a smoker.", 'My brother quit smoking, good for him.', 'none', 0.49),
+    ('Lars', 'My team has 6 people.', 'My team won the quarterly award, all 6 of us!', 'none', 0.49),
+    ('Rina', 'I play tennis.', 'Tennis at 7 tomorrow, then brunch.', 'none', 0.56),
+    ('Vik', 'I go to bed at 10.', 'Last night I went to bed at 1, terrible idea.', 'none', 0.56),
+    ('Zane', 'I walk to school with the kids.', "The kids' school is closed on Monday for training.", 'none', 0.29),
 ]
 
 
