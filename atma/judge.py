@@ -366,7 +366,7 @@ _ENDED = re.compile(
     r"(?:upped|raised|lowered|bumped (?:up|down)|reduced|cut) (?:my|the|our) (?:\w+ )?(?:dose|dosage|rent|hours|"
     r"salary|pay|price|fee|limit|budget)|started (?:\w+ing) (?:\w+ ){0,2}again|turned \d+|"
     r"scrapped|cancell?ed|discontinued|axed|finished (?:my|the) (?:\w+ )?(?:degree|course|training|"
-    r"contract|treatment)|from now on)\b",
+    r"contract|treatment))\b",
     re.IGNORECASE,
 )
 # "won't quit", "never moved", "don't want to change": a change word under a negation says no change.
