@@ -456,9 +456,42 @@ each most least right""".split())
 
 
 def statements(text: str) -> str:
-    """``text`` without its questions ("Have you made any more art lately?" states nothing)."""
-    parts = [x for x in _SENTENCE.split(text.strip()) if x and not x.rstrip().endswith("?")]
+    """``text`` without its questions ("Have you made any more art lately?" states nothing); a
+    statement with a question tagged on keeps its statement ("My Friday nights are bachata
+    nights now, who even am I?")."""
+    parts = []
+    for x in _SENTENCE.split(text.strip()):
+        if x and x.rstrip().endswith("?"):
+            x = tagged_statement(x)
+        if x:
+            parts.append(x)
     return " ".join(parts)
+
+
+_TAG = re.compile(r"^(.*\S),\s+((?:\S+\s+){0,4}\S+\?)\s*$")
+_ASKS = re.compile(r"^\W*(?:(?:so|oh|and|but|well|hey|hi|by the way|btw)\W+)*(?:what|who|whom|whose|where|when|why|how|"
+                   r"which|do|does|did|is|are|was|were|can|could|would|will|have|has|had|should|shall|may|might|am|"
+                   r"aren't|isn't|don't|didn't|won't|wouldn't|haven't|any|anything)\b", re.IGNORECASE)
+
+
+def tagged_statement(sentence: str) -> str:
+    """The statement before a short question tagged on at the end ("..., who even am I?",
+    "..., right?", "..., can you believe it?"), or "" when ``sentence`` is a question.
+
+    >>> tagged_statement("My Friday nights are bachata nights now, who even am I?")
+    'My Friday nights are bachata nights now.'
+    >>> tagged_statement("Hey Mel, how are you?")
+    ''
+    >>> tagged_statement("By the way, do you want to come along?")
+    ''
+    """
+    m = _TAG.match(sentence.strip())
+    if not m:
+        return ""
+    lead = m.group(1)
+    if len(_WORDS.findall(lead)) < 4 or not _FIRST_PERSON.search(lead) or _ASKS.match(lead):
+        return ""
+    return lead + "."
 
 
 def _content(text: str, drop: set[str]) -> set[str]:
@@ -1203,11 +1236,13 @@ def admission(text: str) -> str | None:
     'too short to state a fact'
     >>> admission("I moved to Bristol. Have you been?") is None
     True
+    >>> admission("My Friday nights are line dancing nights now, who even am I?") is None
+    True
     """
     if len(_WORDS.findall(text)) < MIN_AUDIT_WORDS:
         return "too short to state a fact"
     sentences = [x for x in _SENTENCE.split(text.strip()) if x.strip()]
-    if sentences and all(x.rstrip().endswith("?") for x in sentences):
+    if sentences and all(x.rstrip().endswith("?") and not tagged_statement(x) for x in sentences):
         return "a question states no fact"
     return None
 
