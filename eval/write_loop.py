@@ -20,6 +20,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
+from atma.judge import admission
+
 from .metrics import Unit, items_from_records, merge_state_change_stats, state_change_stats
 
 __all__ = ["main", "replay_profile"]
@@ -88,7 +90,12 @@ def replay_profile(scenario: dict[str, Any], units: Sequence[dict[str, Any]], *,
             why = "not escalated"
         else:
             call = next((j for j in tr.judge if j.old_id == old_rid), None)
-            why = "escalated, not judged (max pairs)" if call is None else f"judged {call.verdict.get('action')}"
+            if call is not None:
+                why = f"judged {call.verdict.get('action')}"
+            elif admission(u["cue_texts"][0]):  # the overlay drops old questions and reactions
+                why = f"old cue not audited ({admission(u['cue_texts'][0])})"
+            else:
+                why = "escalated, not judged (max pairs or reported earlier)"
         lost[why] += 1
         if len(miss_samples) < samples:
             miss_samples.append({"unit": u["unit_id"], "type": u["update_type"], "why": why, "old": u["cue_texts"][0],
