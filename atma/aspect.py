@@ -27,8 +27,6 @@ import re
 
 __all__ = ["CHANGE", "PROGRESS", "EXCEPTION", "SITUATION", "CONTRAST", "ALTERNATIVE", "under_way", "scope_cue"]
 
-_SENTENCES = re.compile(r"(?<=[.!?])\s+")
-
 #: A change in the progressive, or a phrase that names a change as a course ("down to", "instead").
 CHANGE = re.compile(
     r"\b(?:switching|swapping|moving|migrating|transferring|shifting|transitioning|converting|changing|"
@@ -152,7 +150,3 @@ def scope_cue(sentence: str) -> str:
         return "situation"
     return ""
 
-
-def sentences(text: str) -> list[str]:
-    """``text`` split at sentence ends."""
-    return [x for x in _SENTENCES.split(text) if x.strip()]

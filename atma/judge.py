@@ -956,7 +956,12 @@ def _units(text: str) -> set[str]:
 
 def _stems(text: str) -> set[str]:
     """Content words cut to a crude stem ("cycling", "cycle" -> cycl), attribute names left out."""
-    return {re.sub(r"(?:ing|ed|es|er|s|e)$", "", w)[:5] for w in _content(text, set()) - _ATTRIBUTE_WORDS}
+    return {_stem(w) for w in _content(text, set()) - _ATTRIBUTE_WORDS}
+
+
+def _stem(word: str) -> str:
+    """A crude stem: "cycling", "cycle" -> cycl; "smoker", "smoking" -> smok."""
+    return re.sub(r"(?:ing|ed|es|er|s|e)$", "", word.lower())[:5]
 
 
 def ends_old_word(old_text: str, new_text: str) -> bool:
@@ -970,15 +975,14 @@ def ends_old_word(old_text: str, new_text: str) -> bool:
     False
     """
     olds = _stems(old_text)
-    return any(re.sub(r"(?:ing|ed|es|er|s|e)$", "", m.group(1).lower())[:5] in olds
-               for m in _ENDS_OBJECT.finditer(new_text))
+    return any(_stem(m.group(1)) in olds for m in _ENDS_OBJECT.finditer(new_text))
 
 
 _ENDS_OBJECT = re.compile(r"\b(?:quit|quitting|gave up|given up|giving up|stopped|dropped|retired from|ditched|sold)"
                           r"\s+(?:my |the |our |all )?([a-z]+)", re.IGNORECASE)
 
 
-def _scope_anchored(old_text: str, sentence: str, a: float, names: Sequence[str]) -> bool:
+def _scope_anchored(old_text: str, sentence: str, a: float) -> bool:
     """``sentence`` names an exception to, or a narrower situation of, the old habit
     (:func:`atma.aspect.scope_cue`), in a habitual statement of the speaker's own, on the old
     statement's topic: an exception word at a low topic score; a situation with a shared word,
@@ -1108,7 +1112,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     names = (old.speaker, new.speaker)
     # an exception or a narrower situation in wording beyond the fixed phrases (atma.aspect)
     scope_said = about and not _EPISODE.search(old_said) and any(
-        _scope_anchored(old.text, x, a, names) for x in _SENTENCE.split(said))
+        _scope_anchored(old.text, x, a) for x in _SENTENCE.split(said))
     scoped = _scoped(said) or scope_said
     adds = _own_clause(said, _ADDS)
     swapped = (a >= FALLBACK_IMPLIED_TOPIC and about
