@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CHANGE", "PROGRESS", "EXCEPTION", "SITUATION", "CONTRAST", "ALTERNATIVE", "under_way", "scope_cue"]
+__all__ = ["CHANGE", "PROGRESS", "GRADUAL", "EXCEPTION", "SITUATION", "CONTRAST", "ALTERNATIVE", "under_way", "scope_cue"]
 
 #: A change in the progressive, or a phrase that names a change as a course ("down to", "instead").
 CHANGE = re.compile(
     r"\b(?:switching|swapping|moving|migrating|transferring|shifting|transitioning|converting|changing|"
-    r"replacing|cutting|reducing|weaning|phasing|handing (?:\w+ ){0,4}?(?:over|off)|winding (?:\w+ )?down|"
+    r"replacing|cutting|reducing|weaning|phasing|handing (?:\w+ ){0,4}?(?:over|off)|winding (?:\w+ ){0,3}?down|"
+    r"porting|rewriting|rolling (?:out|over)|introducing|(?:mixing|bringing) (?:\w+ ){0,3}?in(?:to)?|nudging|"
+    r"scaling (?:back|down)|"
+    r"easing (?:\w+ )?(?:off|out|into|onto)|moves? (?:me|us) (?:onto|over|to)|taking over from|"
+    r"still (?:\w+ ){0,5}?(?:until|till|for now)|"
     r"drifting|trading|ditching|reintroducing|retraining|relocating|downsizing|upgrading|tapering|"
     r"changeover|switchover|transition|instead(?: of)?|down to|up to|currently at|at about \w+|"
     r"(?:up|down)? ?towards? (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)|at (?:about |around )?\d+|"
@@ -41,18 +45,38 @@ CHANGE = re.compile(
     re.IGNORECASE)
 #: The change is not finished: a stage reached, a goal ahead, a pace, a start.
 PROGRESS = re.compile(
-    r"\b(?:so far|getting there|not (?:quite )?(?:there|done|finished) yet|half ?(?:way )?(?:done|there|finished)|"
+    r"\b(?:so far|getting there|(?:nearly|almost) there|not (?:quite )?(?:there|done|finished) yet|partly|partially|"
+    r"half ?(?:way )?(?:done|there|finished|installed|packed|unpacked|moved|built|converted|migrated|through)|"
+    r"mid-?way|(?P<unit>(?!side\b)[a-z]+) by (?P=unit)|\d+ ?%(?: \w+){0,2} (?:done|there|through|complete|finished|"
+    r"of the way|moved|migrated|switched|over)|(?:a|one|two) (?:third|quarter|fifth)s? of|half and half|"
+    r"more often than not|(?:week|day|month|step|phase|stage|module) \d+ of \d+|\w+ more (?:\w+ ){0,2}to go|"
+    r"by (?:\w+ )?\w+ \w+ (?:a|each|every|per) (?:day|week|month)|until (?:it's|they're|everything's|everything is) all|"
+    r"until the end of|(?:through|throughout) the (?:summer|spring|autumn|fall|winter|month|term|year|season)|"
+    r"now[,;] (?:\w+ ){1,3}(?:from|by|after|starting) (?:next|the end|mid)|"
     r"(?:about |roughly |nearly |almost )?halfway|part ?way|in stages|in phases|bit by bit|little by little|"
     r"step by step|gradually|slowly|slow going|more and more|less and less|"
-    r"(?:a bit|a little|one \w+)(?: more| less)? (?:each|every|at a time|a (?:day|week|month))|"
+    r"(?:a bit|a little|(?:a|one|another) \w+)(?: more| less)? (?:each|every|at a time|a (?:day|week|month)|per)|"
     r"each (?:day|week|month)|\w+ more (?:weeks?|days?|months?|steps?|rooms?|boxes)(?: \w+){0,3} to go|"
-    r"over the (?:next|coming) (?:\w+ )?(?:days?|weeks?|months?|term|year|semester|season)|"
+    r"over the (?:next|coming) (?:\w+ )?(?:days?|weeks?|fortnight|months?|term|year|semester|season)|"
     r"aiming (?:to|for)|(?:the|my|with the) goal|working (?:towards?|toward|my way)|(?:still )?getting used to|"
     r"learning to|still \w+ing|building (?:\w+ )?(?:back )?up|(?:i'm |i am |we're |we are )(?:starting|beginning) to|"
     r"the rest (?:follows?|will|is|are|goes|go|comes?)|"
-    r"in the (?:middle|midst|process) of|before (?:i|we) (?:start|begin|move|switch|leave|join)|"
+    r"in the (?:middle|midst|process) of|before (?:i|we) (?:start|begin|move|switch|leave|join|take)|"
     r"by (?:spring|summer|autumn|fall|winter|christmas|next \w+|the end of (?:the )?\w+))\b",
     re.IGNORECASE)
+#: A change under way by its wording alone: a gradual verb in the progressive ("weaning myself off",
+#: "phasing out", "scaling back"), a point inside a change ("midway through retraining", "mid-move",
+#: "while I move to Linux"), or a new value only partly in place ("more often than not", "half and half").
+GRADUAL = re.compile(
+    r"\b(?:weaning|phasing (?:\w+ ){0,3}?(?:out|in)|easing (?:myself |ourselves )?(?:off|out of|into|onto)|"
+    r"scaling (?:back|down)|(?:mid-?way|halfway|half way|part ?way) through (?:\w+ing|(?:the|my|our) (?:move|switch|"
+    r"transition|migration|changeover|handover|transfer|retraining))|"
+    r"mid-(?:relocation|move|switch|transition|migration|transfer|changeover|handover)|"
+    r"while (?:i|we)(?:'m|'re| am| are)? (?:move|switch|transition|migrate|phase|relocate|moving|switching|"
+    r"transitioning|migrating|phasing|relocating)|more often than not|half and half|most days now|"
+    r"(?:move|switch|transfer|migration|handover|changeover|transition|rollout|switchover) (?:(?:to|from) (?:\w+ ){1,4}?)?"
+    r"(?:is|are|'s) (?:\w+ )?"
+    r"(?:happening|under ?way|ongoing|in progress))\b", re.IGNORECASE)
 #: A change already made ("switched", "quit", "moved"): then "so far" tells how it is going, not
 #: that it is still under way.
 _DONE = re.compile(r"\b(?:switched|swapped|moved|changed|quit|replaced|traded|ditched|relocated|transferred|"
@@ -109,7 +133,8 @@ ALTERNATIVE = re.compile(r"\b(?:instead|more like|rather than|in place of|switch
 def under_way(sentence: str) -> list[re.Match[str]]:
     """The change words of ``sentence`` when it says a change is under way: a change word
     (:data:`CHANGE`) and a sign that it is not finished (:data:`PROGRESS`), and no change already
-    made (:data:`_DONE`, unless "half done", "not yet moved"). The caller checks whose change it
+    made (:data:`_DONE`, unless "half done", "not yet moved"); or a gradual change word that says
+    so by itself (:data:`GRADUAL`: "weaning myself off", "midway through retraining"). The caller checks whose change it
     is and that it is not only meant (the matches' left context).
 
     >>> bool(under_way("Down to two coffees a day so far, working towards none."))
@@ -121,11 +146,11 @@ def under_way(sentence: str) -> list[re.Match[str]]:
     >>> bool(under_way("We're moving to Austin next week."))
     False
     """
-    if not PROGRESS.search(sentence):
-        return []
     if any(not _HALF_DONE.search(sentence[: m.start()]) for m in _DONE.finditer(sentence)):
         return []
-    return list(CHANGE.finditer(sentence))
+    if not PROGRESS.search(sentence):
+        return list(GRADUAL.finditer(sentence))
+    return list(CHANGE.finditer(sentence)) + list(GRADUAL.finditer(sentence))
 
 
 def scope_cue(sentence: str) -> str:

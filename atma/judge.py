@@ -361,12 +361,25 @@ _ENDED = re.compile(
     r"increased|decreased|doubled|halved|cut out|cut (?:\w+ ){0,2}(?:completely|entirely)|"
     r"(?:i'm|i am|we're|we are) (?:so |totally |completely |officially )?over (?!the moon)|"
     # session 10, own wordings: a change made, said with other verbs
-    r"handed in (?:my |the )?(?:badge|keys|notice|resignation|laptop)|packed up|renamed|"
+    r"handed in (?:my |the )?(?:badge|keys|notice|resignation|laptop|apron|uniform|lanyard|pass|key card)|packed up|renamed|"
     r"got (?:engaged|married|divorced|hitched|dumped|hired|fired|promoted|transferred|moved)|called off|"
     r"(?:upped|raised|lowered|bumped (?:up|down)|reduced|cut) (?:my|the|our) (?:\w+ )?(?:dose|dosage|rent|hours|"
     r"salary|pay|price|fee|limit|budget)|started (?:\w+ing) (?:\w+ ){0,2}again|turned \d+|"
     r"scrapped|cancell?ed|discontinued|axed|finished (?:my|the) (?:\w+ )?(?:degree|course|training|"
-    r"contract|treatment))\b",
+    r"contract|treatment)|"
+    # session 11, own wordings: an end said as a fact about the old thing, a return, a new one
+    r"(?:is|are|'s) (?:\w+ )?a thing of the past|(?:gone|went) back to \w+ing|"
+    r"(?:i'm|we're|i am|we are|it's) back (?:up |down )?to (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"full[- ]time|part[- ]time)|since (?:the|my|our) (?:move|switch|promotion|divorce|wedding|breakup|break-up|"
+    r"diagnosis|surgery|transfer|relocation|job change)|since (?:i|we) (?:moved|switched|changed jobs|relocated)|"
+    r"(?:was|is) my (?:final|last) (?:day|shift|week|class|session|game|match|lesson) (?:at|with|of|in|as)|"
+    r"didn't stick|fell by the wayside|fizzled out|petered out|stepped down|let (?:my|our|the) (?:\w+ ){0,4}?"
+    r"(?:lapse|expire|run out)|(?:i'm|i am|we're|we are) (?:now |officially |completely )?off (?:the )?(?:keto|paleo|"
+    r"diet|meds|medication|pills?|caffeine|sugar|booze|alcohol|coffee|meat|dairy|gluten|carbs|cigarettes|nicotine|"
+    r"social media|antidepressants|painkillers|steroids|insulin)|(?:has |have |'s )?(?:taken|took) over (?:as|from me)|"
+    r"replaced me|(?:i've|i have|we've|we have) outgrown|my new (?:\w+ ){0,2}(?:is|are|'s)|"
+    r"kicked (?:the|my|that) (?:\w+ ){0,2}habit|(?:went|go|going) our separate ways|parted ways|called it quits|"
+    r"broke it off)\b",
     re.IGNORECASE,
 )
 # "won't quit", "never moved", "don't want to change": a change word under a negation says no change.
@@ -642,7 +655,7 @@ def _change_sentences(said: str) -> str:
     parts = [x for x in _SENTENCE.split(said) if x.strip()]
     keep: set[int] = set()
     for i, x in enumerate(parts):
-        if _says_change(x) or _ENDED_WEAK.search(x):
+        if _says_change(x) or _ENDED_WEAK.search(x) or _GRADUATED.search(x):
             keep.update((i, i + 1))
     return " ".join(parts[i] for i in sorted(keep) if i < len(parts))
 
@@ -982,6 +995,35 @@ _ENDS_OBJECT = re.compile(r"\b(?:quit|quitting|gave up|given up|giving up|stoppe
                           r"\s+(?:my |the |our |all )?([a-z]+)", re.IGNORECASE)
 
 
+#: A change towards a value: "moved to Leeds", "switched over to Sony" (the name right after it).
+_TOWARDS = re.compile(r"\b(?:move|moved|moving|switched|switching|relocated|relocating|changed|went|gone|transferred|"
+                      r"transferring|changing|over|back) (?:back |over |right )?(?:to|into|onto|in) (?:the |a |an )?"
+                      r"((?:[A-Z][\w'-]*\s?){1,3})")
+
+
+def changes_to_old_value(old_text: str, new_text: str, speaker: str = "") -> bool:
+    """The change wording of ``new_text`` goes *to* a name the old statement already gave, and
+    no change goes from it: a restatement in change words, not a change of it ("I moved to Leeds
+    last year" after "I live in Leeds"; "I switched to Sony from Nintendo" after "I work at Sony").
+
+    >>> changes_to_old_value("I live in Leeds.", "Since we moved to Leeds my mum visits every weekend.")
+    True
+    >>> changes_to_old_value("I live in Leeds.", "We moved to York, Leeds was too loud.")
+    False
+    """
+    drop = {speaker.lower()} - {""}
+    olds = _proper(old_text, drop)
+    if not olds or moves_from_old_value(old_text, new_text):
+        return False
+    return any(_proper(" x " + m.group(1), drop) & olds for m in _TOWARDS.finditer(new_text))
+
+
+_STUDENT = re.compile(r"\b(?:(?:i'm|i am|we're) (?:a |an )?(?:\w+ )?(?:student|undergrad|undergraduate|postgrad|"
+                      r"phd candidate)|i (?:study|am studying)|i'm studying|i'm (?:doing|in) (?:a |an |my )?(?:\w+ ){0,2}"
+                      r"(?:degree|phd|masters|master's|year at))\b", re.IGNORECASE)
+_GRADUATED = re.compile(r"\b(?:graduated|graduating|finished (?:uni|university|college|school|my studies))\b", re.IGNORECASE)
+
+
 def _scope_anchored(old_text: str, sentence: str, a: float) -> bool:
     """``sentence`` names an exception to, or a narrower situation of, the old habit
     (:func:`atma.aspect.scope_cue`), in a habitual statement of the speaker's own, on the old
@@ -1104,7 +1146,8 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                            conflict_status="conflict", conflict_type="explicit_negation", action="supersede",
                            links=["supersedes"], confidence=round(min(0.95, 0.6 + 0.3 * a), 4))
     said = statements(new.text)
-    strong = _says_change(said)
+    # a change said in words of its own: "I graduated in June" after "I'm a student at Leiden"
+    strong = _says_change(said) or bool(_STUDENT.search(old.text) and _own_clause(said, _GRADUATED))
     progress = _under_way(said)
     if progress and strong and not _own_clause(said, _IN_PROGRESS) and any(
             _says_change(x) and not _under_way(x) for x in _SENTENCE.split(said)):
@@ -1185,6 +1228,12 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     if strong or progress:  # the new text names what the old one said, or both give a number on one topic
         family = a >= FALLBACK_FAMILY_TOPIC and bool(attribute_families(old.text) & attribute_families(where))
         anchored = (named or (shared and cover >= FALLBACK_COVER and a >= FALLBACK_SHARED_TOPIC)
+                    # a change under way naming two of the old statement's words ("weaning myself off the
+                    # paper edition")
+                    or (progress and shared >= 2 and cover >= 2 * FALLBACK_COVER and a >= FALLBACK_ANCHORED_TOPIC)
+                    # a change under way from one number to another on a shared topic ("around 2" ->
+                    # "nudging my bedtime earlier, currently at about 1 am")
+                    or (progress and numbers and a >= FALLBACK_SHARED_TOPIC)
                     or (numbers and a >= FALLBACK_SAME_TOPIC) or family or a >= FALLBACK_CLOSE_TOPIC
                     # another amount of the one unit ("50 mg" -> "lowered my dose to 25 mg")
                     or (a >= FALLBACK_SHARED_TOPIC and bool(_units(old.text) & _units(where)))
@@ -1205,7 +1254,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                     and shared >= 2 and cover >= 2 * FALLBACK_COVER)
         anchored = a >= FALLBACK_SAME_TOPIC and ((digits and (shared >= 1 or a >= FALLBACK_RESTATE_TOPIC))
                                                  or named or restated)
-    if not anchored:
+    if not anchored or (not progress and changes_to_old_value(old.text, where, new.speaker)):
         return none
     confidence = round(min(0.99, 0.5 + 0.25 * min(cover, 1.0) + 0.1 * (numbers or named) + 0.15 * a), 4)
     if progress:

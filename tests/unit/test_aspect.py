@@ -180,7 +180,7 @@ PAIRS = [
     ('Kira', 'I drink oat milk.', "No more oat milk for me, I'm on soy now.", 'supersede', 0.74),
     ('Lars', 'My team has 6 people.', 'After the reorg my team is down to 4 people.', 'supersede', 0.68),
     ('Mona', 'I buy most of my clothes new.', "I'm in the middle of switching to second-hand clothes, half the closet is thrifted now.", 'transition', 0.65),
-    pytest.param('Nico', 'I read the news on paper.', "I'm gradually moving my news reading to the tablet, the paper only on Sundays so far.", 'transition', 0.44, marks=MISS),  # read as none
+    ('Nico', 'I read the news on paper.', "I'm gradually moving my news reading to the tablet, the paper only on Sundays so far.", 'transition', 0.44),
     ('Oda', 'I use Excel for budgeting.', "I'm partway through moving my budget from Excel into YNAB.", 'transition', 0.65),
     ('Pau', 'I eat a lot of sugar.', 'Cutting down on sugar bit by bit, down to one treat a day so far.', 'transition', 0.5),
     ('Quill', 'I work at the Leeds office.', "I'm transferring to the Manchester office, two more weeks in Leeds to go.", 'transition', 0.72),
