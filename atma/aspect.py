@@ -32,7 +32,7 @@ CHANGE = re.compile(
     r"\b(?:switching|swapping|moving|migrating|transferring|shifting|transitioning|converting|changing|"
     r"replacing|cutting|reducing|weaning|phasing|handing (?:\w+ ){0,4}?(?:over|off)|winding (?:\w+ ){0,3}?down|"
     r"porting|rewriting|rolling (?:out|over)|introducing|(?:mixing|bringing) (?:\w+ ){0,3}?in(?:to)?|nudging|"
-    r"scaling (?:back|down)|"
+    r"scaling (?:back|down)|coming off|expanding|"
     r"easing (?:\w+ )?(?:off|out|into|onto)|moves? (?:me|us) (?:onto|over|to)|taking over from|"
     r"still (?:\w+ ){0,5}?(?:until|till|for now)|"
     r"drifting|trading|ditching|reintroducing|retraining|relocating|downsizing|upgrading|tapering|"
@@ -74,6 +74,8 @@ GRADUAL = re.compile(
     r"mid-(?:relocation|move|switch|transition|migration|transfer|changeover|handover)|"
     r"while (?:i|we)(?:'m|'re| am| are)? (?:move|switch|transition|migrate|phase|relocate|moving|switching|"
     r"transitioning|migrating|phasing|relocating)|more often than not|half and half|most days now|"
+    r"(?:i'm|i am|we're|we are) (?:\w+ )?transitioning|half ?way into|"
+    r"half (?:of )?(?:the|my|our) (?:\w+ ){0,2}(?:is|are) (?:done|moved|over|converted|switched)|"
     r"(?:move|switch|transfer|migration|handover|changeover|transition|rollout|switchover) (?:(?:to|from) (?:\w+ ){1,4}?)?"
     r"(?:is|are|'s) (?:\w+ )?"
     r"(?:happening|under ?way|ongoing|in progress))\b", re.IGNORECASE)

@@ -370,8 +370,10 @@ _ENDED = re.compile(
     # session 11, own wordings: an end said as a fact about the old thing, a return, a new one
     r"(?:is|are|'s) (?:\w+ )?a thing of the past|(?:gone|went) back to \w+ing|"
     r"(?:i'm|we're|i am|we are|it's) back (?:up |down )?to (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"full[- ]time|part[- ]time)|since (?:the|my|our) (?:move|switch|promotion|divorce|wedding|breakup|break-up|"
-    r"diagnosis|surgery|transfer|relocation|job change)|since (?:i|we) (?:moved|switched|changed jobs|relocated)|"
+    r"full[- ]time|part[- ]time)|(?:since|after) (?:the|my|our) (?:move|switch|promotion|raise|pay rise|divorce|"
+    r"wedding|breakup|break-up|diagnosis|surgery|transfer|relocation|job change)|"
+    r"(?:from|as of) this (?:week|month|year|term)|as of (?:today|now)|packed in|left (?:\w+ ){1,4}behind|"
+    r"the old (?:\w+ )?(?:is|are) gone|fell off (?:my|the) (?:schedule|calendar|radar|list|rota)|converted to|since (?:i|we) (?:moved|switched|changed jobs|relocated)|"
     r"(?:was|is) my (?:final|last) (?:day|shift|week|class|session|game|match|lesson) (?:at|with|of|in|as)|"
     r"didn't stick|fell by the wayside|fizzled out|petered out|stepped down|let (?:my|our|the) (?:\w+ ){0,4}?"
     r"(?:lapse|expire|run out)|(?:i'm|i am|we're|we are) (?:now |officially |completely )?off (?:the )?(?:keto|paleo|"
@@ -550,7 +552,8 @@ ATTRIBUTE_FAMILIES: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, 
     # session 10, for own wordings ("I renamed my account" / "My username is ..."; "joined a different
     # parish" / "I go to St. Mark's church"; "switched GPs" / "My doctor is ...")
     "account": "username usernames handle account accounts login email e-mail inbox password",
-    "faith": "church churches parish congregation mosque synagogue temple chapel",
+    "faith": "church churches parish congregation mosque synagogue temple chapel catholic protestant jewish "
+             "judaism muslim islam christian buddhist buddhism hindu",
     "care": "doctor doctors gp gps dentist dentists therapist physician physio psychiatrist counsellor counselor",
 }.items()}
 
@@ -1176,7 +1179,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                        links=["supersedes"], confidence=round(min(0.9, 0.5 + 0.3 * a), 4))
     if strong and scoped and not _says_change(_STILL_BUT.sub(" ", said)):
         strong = False  # "I still do shogi, but only when I'm on vacation": a scope, not an end
-    if strong and scope_said and not _says_change(" ".join(x for x in _SENTENCE.split(said) if not scope_cue(x))):
+    if strong and scope_said and not _says_change(" ".join(x for x in _CLAUSE.split(said) if not scope_cue(x))):
         strong = False  # "When the roads are icy I take the tram instead": the change word is the scope's own
     if scope_said and not (strong or progress):
         return Verdict(reason=f"fallback rule ({why}): the old habit holds outside a named exception or situation",
