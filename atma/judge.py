@@ -15,7 +15,7 @@ from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .aspect import ALTERNATIVE, CONTRAST, scope_cue, under_way
+from .aspect import ALTERNATIVE, CONTRAST, SITUATION, scope_cue, under_way
 from .implicit import first_person, implied_change
 from .protocols import GateScore, Message
 from .records import Action, Change, Commit, Record, Status
@@ -1027,6 +1027,21 @@ _STUDENT = re.compile(r"\b(?:(?:i'm|i am|we're) (?:a |an )?(?:\w+ )?(?:student|u
 _GRADUATED = re.compile(r"\b(?:graduated|graduating|finished (?:uni|university|college|school|my studies))\b", re.IGNORECASE)
 
 
+def says_again(old_text: str, sentence: str) -> bool:
+    """``sentence`` says the whole old statement again (every content word and number of it):
+    a situation beside it adds detail ("In the mornings I drink coffee on the balcony" after "I
+    drink coffee"), it names no other value there. Old statements of one content word are too
+    short to tell.
+
+    >>> says_again("I run 5 km.", "On Sundays I run 5 km along the river.")
+    True
+    >>> says_again("I run 5 km.", "On Sundays I do 10 km instead.")
+    False
+    """
+    olds, numbers = _content(old_text, set()), _numbers(old_text)
+    return len(olds) + len(numbers) >= 2 and olds <= _content(sentence, set()) and numbers <= _numbers(sentence)
+
+
 def _scope_anchored(old_text: str, sentence: str, a: float) -> bool:
     """``sentence`` names an exception to, or a narrower situation of, the old habit
     (:func:`atma.aspect.scope_cue`), in a habitual statement of the speaker's own, on the old
@@ -1041,6 +1056,8 @@ def _scope_anchored(old_text: str, sentence: str, a: float) -> bool:
         return a >= FALLBACK_EXCEPTION_TOPIC
     if not (_FIRST_PERSON.search(sentence) or _REFERS_BACK.search(sentence)):
         return False
+    if any(says_again(old_text, x) for x in re.split(r"[,;:]\s+|\s+[-–—]\s+", sentence) if SITUATION.search(x)):
+        return False  # "On Sundays I run 5 km along the river": the old habit told again with detail
     if a >= FALLBACK_SHARED_TOPIC or (a >= FALLBACK_ANCHORED_TOPIC and ALTERNATIVE.search(sentence)):
         return True
     if not CONTRAST.search(sentence):  # a situation put first, with no contrast word: a closer topic only
