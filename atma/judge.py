@@ -1021,6 +1021,28 @@ def changes_to_old_value(old_text: str, new_text: str, speaker: str = "") -> boo
     return any(_proper(" x " + m.group(1), drop) & olds for m in _TOWARDS.finditer(new_text))
 
 
+def ends_old_name(old_text: str, new_text: str, speaker: str = "") -> bool:
+    """A name the old statement gave stands right beside the new text's ending wording, in one
+    clause: "Tucson is officially behind me", "no more Rovers for me" — the ended thing is named,
+    whatever the topic score of the two whole texts.
+
+    >>> ends_old_name("Living in Tucson has its perks.", "We finished the move, so Tucson is officially behind me.")
+    True
+    >>> ends_old_name("Living in Tucson has its perks.", "No more late nights for me, Tucson or not.")
+    False
+    """
+    drop = {speaker.lower()} - {""}
+    olds = _proper(old_text, drop)
+    if not olds:
+        return False
+    for clause in _CLAUSE.split(new_text):
+        for part in re.split(r"[,;]\s+", clause):
+            ms = [m for m in _ENDED.finditer(part) if _own_match(part, [m], _SAYS_NOT)]
+            if any(_proper(" x " + part[max(0, m.start() - 25): m.end() + 25], drop) & olds for m in ms):
+                return True
+    return False
+
+
 _STUDENT = re.compile(r"\b(?:(?:i'm|i am|we're) (?:a |an )?(?:\w+ )?(?:student|undergrad|undergraduate|postgrad|"
                       r"phd candidate)|i (?:study|am studying)|i'm studying|i'm (?:doing|in) (?:a |an |my )?(?:\w+ ){0,2}"
                       r"(?:degree|phd|masters|master's|year at))\b", re.IGNORECASE)
@@ -1203,7 +1225,8 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                        conflict_status="no_conflict", conflict_type="scope_mismatch",
                        action="scoped_exception", links=["scoped_exception"],
                        confidence=round(min(0.9, 0.5 + 0.3 * a), 4))
-    moved = (strong or progress) and moves_from_old_value(old.text, said)
+    moved = (strong or progress) and (moves_from_old_value(old.text, said)
+                                      or (strong and ends_old_name(old.text, said, new.speaker)))
     # a change that starts from the old value ("going from 3 to 5") names it: no topic score needed
     if (a < FALLBACK_ANCHORED_TOPIC and not moved) or not (
             strong or progress or scoped or adds or _ENDED_WEAK.search(said)):
