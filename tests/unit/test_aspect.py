@@ -210,13 +210,183 @@ PAIRS = [
 ]
 
 
+# Session 11: four more batches of my own. Batch 5 (62: changes under way and supersessions in
+# other verbs, near misses) was written first and read 32 right by the rule of c972df1, then used
+# to build the readings; batch 6 (40) was written after them and read 23 by c972df1, 23 by the
+# rule built on batch 5 (then used); batch 7 (40) was written as a check of 818e1b5 (batches 5
+# and 6 built in): 19 right by c972df1, 21 by it (then used); batch 8 (11) is added detail said with a
+# situation ("On Sundays I run 5 km along the river"), which the rule read as scopes, beside real
+# scopes. The figures are in docs/judge.md.
+BATCH5 = [
+    ('Aiko', 'I use Evernote for all my notes.', 'About a third of my notes have made it over to Obsidian; the rest are still in Evernote for now.', 'transition', 0.61),
+    pytest.param('Bram', "I'm an accountant.", "I'm midway through retraining as a nurse, placements start in March.", 'transition', 0.26, marks=MISS),  # read as none
+    ('Chidi', 'We heat the house with a gas boiler.', "The heat pump is half installed, so we're still on the gas boiler until the engineers finish.", 'transition', 0.57),
+    ('Dagny', "I drink cow's milk.", "Easing off cow's milk and onto oat milk, maybe a week or two more until it's all oat.", 'transition', 0.48),
+    ('Emeka', "I'm on 20 mg of prednisone.", 'Tapering the prednisone: week 3 of 6, at 10 mg now.', 'transition', 0.79),
+    ('Farah', 'I work in the London office.', "I'm mid-relocation to the Dublin office, splitting my weeks between the two until the end of May.", 'transition', 0.49),
+    ('Gideon', 'I play bass in a covers band.', "I'm gradually moving over to guitar in the band; our new bassist takes over fully by the summer.", 'transition', 0.62),
+    ('Hiro', 'I write my code in Java.', "We're porting our codebase from Java to Kotlin file by file, about 40% done.", 'transition', 0.38),
+    ('Isla', "I'm a night owl, usually asleep around 2.", "I've been nudging my bedtime earlier by fifteen minutes a week, currently at about 1 am.", 'transition', 0.51),
+    pytest.param('Jora', 'We shop at the big Tesco.', "We've been shifting more of our shopping to the farmers' market, it's maybe half and half at the moment.", 'transition', 0.42, marks=MISS),  # read as none
+    ('Kofi', "I'm a full-time freelancer.", "I've started a part-time contract with a studio and I'm winding my freelance clients down one by one.", 'transition', 0.63),
+    ('Leni', 'My main instrument is piano.', 'Organ is slowly taking over from piano for me since I joined the church choir.', 'transition', 0.61),
+    ('Mateo', 'I lift weights five days a week.', "I'm scaling back the lifting to make room for climbing; four days now, three from next month.", 'transition', 0.62),
+    ('Noor', 'I keep my savings in a regular savings account.', "I'm moving my savings into index funds a chunk every month until it's all invested.", 'transition', 0.6),
+    pytest.param('Oskar', 'I live in Malmö.', 'Half our furniture is in the new flat in Copenhagen and we sleep there most nights now; the Malmö lease ends in April.', 'transition', 0.54, marks=MISS),  # read as none
+    ('Priya', 'I buy my lunch from the canteen.', 'These days I bring my lunch from home more often than not, working on making it every day.', 'transition', 0.59),
+    ('Ravi', 'I mainly speak Hindi with my kids.', "We're mixing in more and more English with the kids since they started school.", 'transition', 0.46),
+    ('Saoirse', 'I manage the Dublin branch.', "I'm handing the branch over to my deputy through the summer before I take the regional job.", 'transition', 0.52),
+    ('Tomas', 'I run Windows on my laptop.', 'My laptop dual-boots now while I move to Linux for good.', 'transition', 0.41),
+    pytest.param('Ugo', "I'm on the night shift at the depot.", "I'm on a rota that moves me onto days over the next six weeks.", 'transition', 0.3, marks=MISS),  # read as none
+    ('Vera', 'I teach piano lessons in person.', "I'm moving my piano students online one family at a time, six of fourteen so far.", 'transition', 0.53),
+    ('Wale', 'I drive a petrol car.', "We're a two-car household for a few months while we phase out the petrol car for the EV.", 'transition', 0.52),
+    ('Xiomara', 'I read the paper edition of the Guardian.', "I'm weaning myself off the paper edition; I've got the app now and only buy the Saturday copy.", 'transition', 0.4),
+    ('Yusuf', 'My courses are taught in Turkish.', 'My courses are switching to English one module at a time this year.', 'transition', 0.56),
+    ('Zara', 'I weigh 90 kg.', "I'm at 84 kg now, six more to go to hit my target.", 'transition', 0.58),
+    ('Aiko', 'I use Evernote for my notes.', 'Evernote is a thing of the past for me, everything lives in Obsidian.', 'supersede', 0.55),
+    ('Bram', "I'm a vegetarian.", "I've gone back to eating meat after eight years.", 'supersede', 0.62),
+    ('Chidi', 'My phone is an iPhone 12.', 'My new phone is a Pixel 8 and I love it.', 'supersede', 0.52),
+    ('Dagny', 'We rent a flat in Bergen.', "Since the move we've been renting a house in Trondheim.", 'supersede', 0.62),
+    ('Emeka', "I'm allergic to penicillin.", "Turns out I'm not allergic to penicillin after all, the test came back clear.", 'supersede', 0.78),
+    ('Farah', 'My gym locker code is 4172.', 'Correction: the locker code is 4127, I mixed up the digits.', 'supersede', 0.78),
+    ('Gideon', "I'm single.", 'Big news, Rosa and I are officially together!', 'supersede', 0.27),
+    ('Hiro', 'I work at Sony.', 'Last Friday was my final day at Sony; on Monday I start at Nintendo.', 'supersede', 0.47),
+    ('Isla', 'I do Pilates on Tuesdays.', "Pilates didn't stick, so Tuesdays are yoga now.", 'supersede', 0.8),
+    ('Jora', 'My favourite band is Coldplay.', "I've outgrown Coldplay, honestly; Radiohead is my band these days.", 'supersede', 0.76),
+    ('Kofi', 'I drive a Toyota Corolla.', 'We traded the Corolla in for a Kia EV6 last month.', 'supersede', 0.56),
+    ('Leni', "I'm studying medicine.", "I dropped out of medicine and I'm doing a design degree now.", 'supersede', 0.51),
+    ('Mateo', 'I coach the under-10s.', 'I stepped down as under-10s coach at the end of the season.', 'supersede', 0.77),
+    ('Noor', "I'm a member of the climbing gym on Elm Street.", 'I let my Elm Street climbing membership lapse.', 'supersede', 0.72),
+    ('Oskar', 'Our rent is 900 a month.', 'The landlord put our rent up to 975 from this month.', 'supersede', 0.7),
+    ('Priya', "I'm on the keto diet.", "I'm off keto, it wasn't sustainable.", 'supersede', 0.7),
+    ('Ravi', 'I use Gmail.', "I've moved everything over to Proton Mail and deleted the Gmail account.", 'supersede', 0.45),
+    ('Saoirse', "I'm the treasurer of the book club.", 'Someone else has taken over as treasurer of the book club, I just read the books now.', 'supersede', 0.84),
+    ('Tomas', 'I have a golden retriever named Bo.', 'We lost Bo in the spring; he was fourteen.', 'supersede', 0.25),
+    ('Ugo', "I go to St. Mary's church.", "We've started attending Grace Fellowship instead of St. Mary's.", 'supersede', 0.58),
+    ('Vera', 'My commute is 40 minutes.', "Since we moved, the commute's only 15 minutes.", 'supersede', 0.74),
+    ('Wale', 'I work four days a week.', "I'm back to five days a week since the promotion.", 'supersede', 0.46),
+    ('Xiomara', "I'm learning the cello.", 'I put the cello down for good last year.', 'supersede', 0.75),
+    ('Yusuf', 'I sleep on the sofa bed.', 'Finally got a proper bed, so no more sofa bed!', 'supersede', 0.57),
+    ('Zara', 'My manager is Helen.', 'Helen left, and my new manager is Dev.', 'supersede', 0.72),
+    ('Aiko', 'I use Obsidian for my notes.', 'Do you think Notion is better than Obsidian?', 'none', 0.54),
+    ('Bram', "I'm an accountant.", 'My brother-in-law is retraining as a nurse.', 'none', 0.22),
+    ('Chidi', 'I drive a Corolla.', 'The Corolla is due for its service next week.', 'none', 0.6),
+    ('Dagny', 'I drink oat milk.', "The shop was out of oat milk so I had cow's milk today.", 'none', 0.63),
+    ('Emeka', 'I live in Lagos.', 'We might move to Abuja in a couple of years.', 'none', 0.36),
+    ('Farah', "I'm a member of the gym on Elm Street.", 'The Elm Street gym is moving its classes to the new studio over the next few weeks.', 'none', 0.64),
+    ('Gideon', 'I play guitar.', "I'm getting better at barre chords bit by bit.", 'none', 0.36),
+    ('Hiro', 'I work at Nintendo.', 'Work at Nintendo has been crazy busy lately.', 'none', 0.71),
+    ('Isla', 'I do yoga on Tuesdays.', 'Yoga on Tuesday was great, new teacher.', 'none', 0.71),
+    ('Jora', 'My favourite band is Radiohead.', "Radiohead's new album is finally out!", 'none', 0.51),
+    ('Kofi', "I'm vegetarian.", 'My partner has started eating less meat too, bit by bit.', 'none', 0.43),
+    ('Leni', 'I weigh 84 kg.', 'My goal is still 78 kg, slow and steady.', 'none', 0.61),
+]
+BATCH6 = [
+    ('Anouk', 'I take the car to work every day.', "Most days now I cycle in, and I'm hoping to sell the car by the autumn.", 'transition', 0.42),
+    ('Birgit', 'I write everything in Word.', "I've been slowly getting the team onto Google Docs; a few stubborn files are still in Word.", 'transition', 0.47),
+    ('Cosmo', 'I eat a lot of red meat.', "Cutting the red meat down week by week, it's down to twice a week for now.", 'transition', 0.56),
+    pytest.param('Dov', 'I sleep with the TV on.', 'Trying a new thing where the TV goes off a little earlier every night, nearly there.', 'transition', 0.53, marks=MISS),  # read as none
+    ('Elif', 'I work at the Istanbul office.', "The move to the Ankara office is happening in phases; I'm there three days a week at the moment.", 'transition', 0.6),
+    ('Fenna', 'My son goes to nursery full-time.', "We're settling my son into school gradually, he's at nursery two mornings still.", 'transition', 0.76),
+    pytest.param('Goran', "I'm a heavy drinker, honestly.", "I've been cutting back a lot, only weekends now and aiming for fully dry next month.", 'transition', 0.2, marks=MISS),  # read as none
+    ('Hedda', 'I store my photos on an external drive.', "I'm halfway through uploading my photos from the external drive to the cloud.", 'transition', 0.7),
+    ('Ilan', 'I pay rent to a landlord.', "We've exchanged on the flat and are moving in over the next fortnight, so the rent stops after this month.", 'transition', 0.49),
+    ('Juno', 'I practise the trumpet.', "I'm easing into the French horn these months, the trumpet comes out less and less.", 'transition', 0.63),
+    pytest.param('Kemal', 'I run my business alone.', "I'm bringing a partner into the business in stages, she takes a third of it this year.", 'transition', 0.35, marks=MISS),  # read as none
+    ('Lotta', 'I feed the cat dry food.', "I'm mixing wet food into the cat's dry food, a spoon more each day until she's fully on wet.", 'transition', 0.76),
+    pytest.param('Marek', 'I commute two hours each way.', 'Once the transfer goes through the commute will be twenty minutes; the paperwork is half done.', 'transition', 0.46, marks=MISS),  # read as none
+    ('Nadia', 'I use an iPhone.', "I'm partly on Android now, the iPhone is still my work phone until IT sorts the new one.", 'transition', 0.47),
+    ('Orla', 'I live in Galway.', "We've been Dubliners for about three months now, Galway feels like ages ago.", 'supersede', 0.65),
+    ('Piet', 'I drink Coke every day.', 'I kicked the Coke habit over the summer.', 'supersede', 0.71),
+    ('Quentin', 'I drive a Golf.', "The Golf went to my niece; I'm on an e-bike full-time now.", 'supersede', 0.6),
+    ('Rosa', 'I work as a barista at Fika.', "I handed in my apron at Fika and I'm teaching English now.", 'supersede', 0.57),
+    ('Stellan', 'My partner is Jonas.', 'Jonas and I went our separate ways in March.', 'supersede', 0.62),
+    pytest.param('Thea', 'I weigh 70 kg.', 'The scale says 64 kg these days.', 'supersede', 0.53, marks=MISS),  # read as none
+    ('Ulf', 'I play for the Rovers.', 'I signed for United in the summer, so no more Rovers for me.', 'supersede', 0.79),
+    pytest.param('Vida', 'My hair is blonde.', "I went dark brown last month and I'm keeping it.", 'supersede', 0.39, marks=MISS),  # read as none
+    ('Wim', "I'm a student at Leiden.", 'I graduated from Leiden in June and started work at ASML.', 'supersede', 0.79),
+    ('Xena', 'I take the 8:10 bus.', 'These days I catch the 7:40 bus instead.', 'supersede', 0.75),
+    pytest.param('Yorick', 'I have braces.', 'Braces came off on Friday, finally!', 'supersede', 0.69, marks=MISS),  # read as none
+    ('Zofia', 'I volunteer at the food bank on Saturdays.', "I don't volunteer at the food bank any more since the baby arrived.", 'supersede', 0.66),
+    ('Amara', 'We have a landline at home.', 'We got rid of the landline ages ago.', 'supersede', 0.72),
+    ('Benno', 'My go-to takeaway is pizza.', 'Sushi has completely replaced pizza as my Friday takeaway.', 'supersede', 0.66),
+    ('Cleo', 'I go to bed at 11.', "I'm winding down with a book before bed, best part of the day.", 'none', 0.37),
+    ('Dario', 'I work at the bakery.', 'My new apron is bright orange, love it.', 'none', 0.24),
+    ('Esme', 'I live in Leeds.', "Since the move to Leeds my mum's been visiting every weekend.", 'none', 0.63),
+    ('Fritz', 'I drink coffee.', 'More often than not I take it with oat milk.', 'none', 0.31),
+    ('Greta', 'I play the flute.', 'My daughter is easing into the flute too, slowly.', 'none', 0.63),
+    ('Hugo', 'I run three times a week.', 'Back to running three times a week after the flu.', 'none', 0.67),
+    ('Ingrid', 'I work four days a week.', 'My colleague is back to five days a week.', 'none', 0.59),
+    ('Jasper', 'I use Spotify.', "Is Spotify's new interface as bad as everyone says?", 'none', 0.49),
+    ('Kira', 'I teach yoga.', 'Week 3 of 6 of my teacher training retreat, exhausted but happy.', 'none', 0.41),
+    ('Lars', 'I live in Oslo.', 'My last day at the Oslo conference was great.', 'none', 0.47),
+    ('Mina', 'I eat vegan.', 'Phasing in a new recipe each week keeps it interesting.', 'none', 0.23),
+    ('Noel', 'I have a cat named Pip.', "Pip's new favourite spot is the windowsill.", 'none', 0.51),
+]
+BATCH7 = [
+    ('Aled', 'I listen to music on CDs.', "I'm ripping my CDs to a hard drive a shelf at a time, about half the collection is done.", 'transition', 0.46),
+    pytest.param('Bea', 'I go to the office five days a week.', "We're moving to a hybrid setup in stages, three office days at the moment and two from January.", 'transition', 0.39, marks=MISS),  # read as none
+    ('Caius', 'I take sleeping pills every night.', "I'm coming off the sleeping pills slowly, every other night for now.", 'transition', 0.79),
+    ('Delphine', 'Our family speaks French at home.', "We're gradually bringing English into the house, the kids answer in English more and more.", 'transition', 0.51),
+    ('Eero', 'I use a flip phone.', "I'm halfway into the smartphone life, the flip phone is still in my pocket for calls.", 'transition', 0.73),
+    ('Fiona', 'I teach at Brookside Primary.', "I'm job-sharing at Brookside this term while I move across to the academy in September.", 'transition', 0.59),
+    ('Gunnar', 'I drink two litres of cola a day.', "I'm replacing the cola with sparkling water bit by bit, down to half a litre.", 'transition', 0.57),
+    pytest.param('Helka', 'I pay for everything in cash.', "I'm getting used to paying by card, only the market stalls still get cash.", 'transition', 0.51, marks=MISS),  # read as none
+    ('Ishaan', 'I play in goal for the Sunday team.', "I'm slowly moving out of goal into midfield, a half in each position for now.", 'transition', 0.54),
+    ('Joelle', 'My office is on the fourth floor.', "We're relocating floor by floor to the new building, my team goes in the second wave.", 'transition', 0.48),
+    ('Kasper', 'I eat breakfast at 9.', "I'm shifting breakfast earlier each week, it's at 8:15 now, aiming for 7:30.", 'transition', 0.69),
+    ('Liesel', 'I keep bees in two hives.', "I'm expanding to five hives over the next two seasons, three so far.", 'transition', 0.63),
+    pytest.param('Mads', 'I ride a road bike.', 'Transitioning to gravel riding: the road bike only comes out on sunny Sundays now.', 'transition', 0.48, marks=MISS),  # read as none
+    pytest.param('Nkechi', 'I read paperbacks.', 'The Kindle is slowly winning, a paperback only now and then.', 'transition', 0.49, marks=MISS),  # read as none
+    ('Olek', "I work as a waiter at Luigi's.", "I've packed in the job at Luigi's and started as a sous chef at the Grange.", 'supersede', 0.72),
+    ('Perla', 'I go to Zumba on Mondays.', 'Zumba fell off my schedule; Mondays are for the choir now.', 'supersede', 0.79),
+    ('Quade', 'My car insurance is with Aviva.', "Aviva doubled the quote so I'm with Admiral from this month.", 'supersede', 0.46),
+    ('Rhian', "I'm engaged to Tomos.", 'Tomos and I got married in the spring!', 'supersede', 0.84),
+    pytest.param('Sten', 'My username is sten_the_great.', 'I go by sten.k everywhere now, the old handle is gone.', 'supersede', 0.36, marks=MISS),  # read as none
+    ('Tuuli', 'I rent a room in a shared house.', 'We finally bought our own place and left the shared house behind.', 'supersede', 0.69),
+    pytest.param('Uriel', 'I take insulin twice a day.', 'My diabetes nurse moved me onto a pump, no more injections.', 'supersede', 0.46, marks=MISS),  # read as none
+    pytest.param('Vesna', 'I have a beard.', 'Shaved the beard off for the wedding and kept it that way.', 'supersede', 0.42, marks=MISS),  # read as none
+    ('Wren', "I'm a Catholic.", 'I converted to Judaism last year.', 'supersede', 0.45),
+    pytest.param('Xavi', 'I support Valencia.', "Since my kids got into it we're a Villarreal household now.", 'supersede', 0.24, marks=MISS),  # read as none
+    pytest.param('Yasmin', 'I sleep eight hours a night.', 'With the newborn it is more like four hours a night these days.', 'supersede', 0.4, marks=MISS),  # read as none
+    ('Zeno', 'I swim at the Leisure Centre pool.', 'The Leisure Centre pool closed for good, so I swim in the lake now.', 'supersede', 0.74),
+    ('Agnes', 'I knit scarves for charity.', 'The charity scarves are winding down, I make blankets instead now.', 'supersede', 0.75),
+    ('Boris', 'My salary is 40k.', 'After the raise I make 46k.', 'supersede', 0.68),
+    ('Cerys', 'I walk the dog at 6.', 'The dog walk at 6 was lovely in the mist this morning.', 'none', 0.65),
+    ('Dmitri', 'I drive a Skoda.', 'My Skoda needs new tyres, any tips?', 'none', 0.45),
+    ('Edda', 'I work nights.', 'My husband is slowly moving to day shifts.', 'none', 0.36),
+    ('Faisal', 'I live in Manchester.', 'Since the move to Manchester I have joined a running club.', 'none', 0.61),
+    ('Gwen', 'I drink tea.', 'Halfway through my tea and already thinking of the next one.', 'none', 0.54),
+    pytest.param('Hamid', 'I use Linux.', 'Switched my desktop wallpaper to a photo of the Alps, looks great on Linux.', 'none', 0.36, marks=MISS),  # read as supersede
+    ('Ilse', 'I do yoga every morning.', 'My yoga teacher is moving to Berlin next year, sad.', 'none', 0.41),
+    ('Jakub', 'I study engineering.', 'Engineering exams are over for the term, phew.', 'none', 0.53),
+    ('Kalani', 'I surf every weekend.', 'Were the waves good for you on Sunday? They were flat for me.', 'none', 0.39),
+    ('Lorna', 'I weigh 65 kg.', 'The scale at the gym says 65 kg, same as mine at home.', 'none', 0.61),
+    ('Milos', 'I cook dinner every night.', "Dinner tonight is my grandmother's goulash, cooking it slowly for hours.", 'none', 0.53),
+    ('Nell', 'My partner is Sam.', 'Sam and I are going to Lisbon next week.', 'none', 0.47),
+]
+BATCH8 = [
+    ('Abe', 'I drink coffee.', 'In the mornings I drink coffee with my partner on the balcony.', 'none', 0.68),
+    ('Bex', 'I run 5 km.', 'On Sundays I run 5 km along the river with my dog.', 'none', 0.61),
+    ('Cal', 'I cycle to work.', 'On rainy days I still cycle to work, with waterproofs though.', 'none', 0.54),
+    ('Dot', 'I play the piano.', 'At Christmas I play the piano for the whole family, carols mostly.', 'none', 0.62),
+    ('Eli', 'I take the bus to school.', 'On school days I take the bus with my little brother.', 'none', 0.79),
+    ('Fae', 'I swim twice a week.', 'In the summer I swim twice a week in the sea rather than the pool.', 'none', 0.86),
+    ('Guy', 'I read before bed.', 'Weekends I read before bed for hours, though, since there is no alarm.', 'none', 0.63),
+    ('Hal', 'I go to bed around 11.', 'On Fridays I stay up till 1.', 'scoped_exception', 0.52),
+    ('Jem', 'I drink coffee.', 'In the evenings I drink herbal tea instead.', 'scoped_exception', 0.51),
+    ('Kip', 'I run 5 km.', 'On Sundays I do 10 km instead.', 'scoped_exception', 0.6),
+    ('Lia', 'I work from the office.', 'On Fridays I work from home instead.', 'scoped_exception', 0.58),
+]
+
+
 def _action(speaker: str, old: str, new: str, a: float) -> str:
     o = Record(id="o", namespace="t", text=old, speaker=speaker)
     n = Record(id="n", namespace="t", text=new, speaker=speaker)
     return fallback_verdict(o, n, GateScore(a=a, b=None, d=None, escalate=True), why="test").action
 
 
-@pytest.mark.parametrize("speaker,old,new,expected,a", PAIRS)
+@pytest.mark.parametrize("speaker,old,new,expected,a", PAIRS + BATCH5 + BATCH6 + BATCH7 + BATCH8)
 def test_rule_reads_changes_under_way_and_scopes(speaker: str, old: str, new: str, expected: str, a: float) -> None:
     assert _action(speaker, old, new, a) == expected
 
