@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CHANGE", "PROGRESS", "GRADUAL", "EXCEPTION", "SITUATION", "CONTRAST", "ALTERNATIVE", "under_way", "scope_cue"]
+__all__ = ["CHANGE", "PROGRESS", "GRADUAL", "DIMINISHED", "EXCEPTION", "SITUATION", "CONTRAST", "ALTERNATIVE", "under_way", "scope_cue"]
 
 #: A change in the progressive, or a phrase that names a change as a course ("down to", "instead").
 CHANGE = re.compile(
@@ -79,6 +79,11 @@ GRADUAL = re.compile(
     r"(?:move|switch|transfer|migration|handover|changeover|transition|rollout|switchover) (?:(?:to|from) (?:\w+ ){1,4}?)?"
     r"(?:is|are|'s) (?:\w+ )?"
     r"(?:happening|under ?way|ongoing|in progress))\b", re.IGNORECASE)
+#: The old value kept only a little: "only the market stalls still get cash", "a paperback only
+#: now and then". Beside a sign that a change is going on (:data:`PROGRESS`) and the old value's
+#: own word, the old value is fading (read by :func:`atma.judge.fallback_verdict`).
+DIMINISHED = re.compile(r"\b(?:only|less and less|now and then|the odd|occasionally|rarely|hardly|barely|"
+                        r"once in a while)\b", re.IGNORECASE)
 #: A change already made ("switched", "quit", "moved"): then "so far" tells how it is going, not
 #: that it is still under way.
 _DONE = re.compile(r"\b(?:switched|swapped|moved|changed|quit|replaced|traded|ditched|relocated|transferred|"

@@ -15,7 +15,7 @@ from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .aspect import ALTERNATIVE, CONTRAST, SITUATION, scope_cue, under_way
+from .aspect import ALTERNATIVE, CONTRAST, DIMINISHED, PROGRESS, SITUATION, scope_cue, under_way
 from .implicit import first_person, implied_change
 from .protocols import GateScore, Message
 from .records import Action, Change, Commit, Record, Status
@@ -1043,6 +1043,24 @@ def ends_old_name(old_text: str, new_text: str, speaker: str = "") -> bool:
     return False
 
 
+def fading(old_text: str, said: str, speaker: str = "") -> bool:
+    """A change going on (:data:`atma.aspect.PROGRESS`) while the old value is kept only a
+    little (:data:`atma.aspect.DIMINISHED`, in a clause that names the old value's word), said by
+    the speaker: "The Kindle is slowly winning, a paperback only now and then" after "I read
+    paperbacks". Progress alone ("I'm slowly getting better at the violin") is no change.
+
+    >>> fading("I pay for everything in cash.", "I'm getting used to paying by card, only the market stalls still get cash.")
+    True
+    >>> fading("I play the violin.", "I'm slowly getting better at the violin.")
+    False
+    """
+    if not any(PROGRESS.search(x) and not _OTHERS_SENTENCE.match(x) for x in _SENTENCE.split(said)):
+        return False
+    olds = _content(old_text, {speaker.lower()} - {""}) - _ATTRIBUTE_WORDS
+    return any(DIMINISHED.search(c) and olds & _content(c, set()) and _own_clause(c, DIMINISHED)
+               for c in re.split(r"[,;:.!?]\s+|\s+[-–—]\s+", said))
+
+
 _STUDENT = re.compile(r"\b(?:(?:i'm|i am|we're) (?:a |an )?(?:\w+ )?(?:student|undergrad|undergraduate|postgrad|"
                       r"phd candidate)|i (?:study|am studying)|i'm studying|i'm (?:doing|in) (?:a |an |my )?(?:\w+ ){0,2}"
                       r"(?:degree|phd|masters|master's|year at))\b", re.IGNORECASE)
@@ -1190,14 +1208,15 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
     said = statements(new.text)
     # a change said in words of its own: "I graduated in June" after "I'm a student at Leiden"
     strong = _says_change(said) or bool(_STUDENT.search(old.text) and _own_clause(said, _GRADUATED))
-    progress = _under_way(said)
+    sentences = _SENTENCE.split(said)
+    ways = [_under_way(x) for x in sentences]  # each sentence read once
+    progress = any(ways) or fading(old.text, said, new.speaker)
     if progress and strong and not _own_clause(said, _IN_PROGRESS) and any(
-            _says_change(x) and not _under_way(x) for x in _SENTENCE.split(said)):
+            _says_change(x) and not w for x, w in zip(sentences, ways)):
         progress = False  # "I stopped practicing with Yusuf. Keiko and I ..." - a change made, said first
     names = (old.speaker, new.speaker)
     # an exception or a narrower situation in wording beyond the fixed phrases (atma.aspect)
-    scope_said = about and not _EPISODE.search(old_said) and any(
-        _scope_anchored(old.text, x, a) for x in _SENTENCE.split(said))
+    scope_said = about and not _EPISODE.search(old_said) and any(_scope_anchored(old.text, x, a) for x in sentences)
     scoped = _scoped(said) or scope_said
     adds = _own_clause(said, _ADDS)
     swapped = (a >= FALLBACK_IMPLIED_TOPIC and about

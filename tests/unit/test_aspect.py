@@ -331,7 +331,7 @@ BATCH7 = [
     ('Eero', 'I use a flip phone.', "I'm halfway into the smartphone life, the flip phone is still in my pocket for calls.", 'transition', 0.73),
     ('Fiona', 'I teach at Brookside Primary.', "I'm job-sharing at Brookside this term while I move across to the academy in September.", 'transition', 0.59),
     ('Gunnar', 'I drink two litres of cola a day.', "I'm replacing the cola with sparkling water bit by bit, down to half a litre.", 'transition', 0.57),
-    pytest.param('Helka', 'I pay for everything in cash.', "I'm getting used to paying by card, only the market stalls still get cash.", 'transition', 0.51, marks=MISS),  # read as none
+    ('Helka', 'I pay for everything in cash.', "I'm getting used to paying by card, only the market stalls still get cash.", 'transition', 0.51),
     ('Ishaan', 'I play in goal for the Sunday team.', "I'm slowly moving out of goal into midfield, a half in each position for now.", 'transition', 0.54),
     ('Joelle', 'My office is on the fourth floor.', "We're relocating floor by floor to the new building, my team goes in the second wave.", 'transition', 0.48),
     ('Kasper', 'I eat breakfast at 9.', "I'm shifting breakfast earlier each week, it's at 8:15 now, aiming for 7:30.", 'transition', 0.69),
