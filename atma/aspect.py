@@ -45,7 +45,9 @@ CHANGE = re.compile(
     re.IGNORECASE)
 #: The change is not finished: a stage reached, a goal ahead, a pace, a start.
 PROGRESS = re.compile(
-    r"\b(?:so far|getting there|(?:nearly|almost) there|not (?:quite )?(?:there|done|finished) yet|partly|partially|"
+    r"\b(?:so far|getting there|(?:nearly|almost) there|heading (?:towards?|for)|50/50|fifty-fifty|one at a time|"
+    r"(?:a couple|a few|\w+) more (?:\w+ ){0,2}(?:first|left)|(?:from|starting|as of) next (?:week|month|term|year)|"
+    r"not (?:quite )?(?:there|done|finished) yet|partly|partially|"
     r"half ?(?:way )?(?:done|there|finished|installed|packed|unpacked|moved|built|converted|migrated|through)|"
     r"mid-?way|(?P<unit>(?!side\b)[a-z]+) by (?P=unit)|\d+ ?%(?: \w+){0,2} (?:done|there|through|complete|finished|"
     r"of the way|moved|migrated|switched|over)|(?:a|one|two) (?:third|quarter|fifth)s? of|half and half|"
@@ -61,7 +63,7 @@ PROGRESS = re.compile(
     r"aiming (?:to|for)|(?:the|my|with the) goal|working (?:towards?|toward|my way)|(?:still )?getting used to|"
     r"learning to|still \w+ing|building (?:\w+ )?(?:back )?up|(?:i'm |i am |we're |we are )(?:starting|beginning) to|"
     r"the rest (?:follows?|will|is|are|goes|go|comes?)|"
-    r"in the (?:middle|midst|process) of|before (?:i|we) (?:start|begin|move|switch|leave|join|take)|"
+    r"more (?:n|and|&) more|in the (?:middle|midst|process) of|before (?:i|we) (?:start|begin|move|switch|leave|join|take)|"
     r"by (?:spring|summer|autumn|fall|winter|christmas|next \w+|the end of (?:the )?\w+))\b",
     re.IGNORECASE)
 #: A change under way by its wording alone: a gradual verb in the progressive ("weaning myself off",

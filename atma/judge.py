@@ -378,7 +378,9 @@ _ENDED = re.compile(
     r"didn't stick|fell by the wayside|fizzled out|petered out|stepped down|let (?:my|our|the) (?:\w+ ){0,4}?"
     r"(?:lapse|expire|run out)|(?:i'm|i am|we're|we are) (?:now |officially |completely )?off (?:the )?(?:keto|paleo|"
     r"diet|meds|medication|pills?|caffeine|sugar|booze|alcohol|coffee|meat|dairy|gluten|carbs|cigarettes|nicotine|"
-    r"social media|antidepressants|painkillers|steroids|insulin)|(?:has |have |'s )?(?:taken|took) over (?:as|from me)|"
+    r"social media|antidepressants|painkillers|steroids|insulin)|(?:i'm|i am|we're|we are) (?:now |finally |officially )?"
+    r"off (?:the|my) (?:\w+ )?(?:list|register|payroll|rota|roster|books)|(?:is|are|'s) (?:all )?(?:done|over|finished) "
+    r"for (?:me|us)|for good|(?:has |have |'s )?(?:taken|took) over (?:as|from me)|"
     r"replaced me|(?:i've|i have|we've|we have) outgrown|my new (?:\w+ ){0,2}(?:is|are|'s)|"
     r"kicked (?:the|my|that) (?:\w+ ){0,2}habit|(?:went|go|going) our separate ways|parted ways|called it quits|"
     r"broke it off)\b",
@@ -881,7 +883,8 @@ _EVENT_WORDS = re.compile(r"\b(?:yesterday|today|tonight|this (?:morning|afterno
 _THIRD_PERSON = re.compile(r"\b(?:he|she|they|his|her|their|him|them|he's|she's|they're)\b", re.IGNORECASE)
 _ELIDED = re.compile(r"\W*(?:gradually|slowly|halfway|half way|part ?way|bit by bit|little by little|step by step|"
                      r"in the (?:middle|midst|process) of|down to|up to|been|still|cutting|moving|switching|"
-                     r"shifting|drifting|phasing|easing|weaning|tapering)\b", re.IGNORECASE)
+                     r"shifting|drifting|phasing|easing|weaning|tapering|learning|handing|scaling|coming off)\b",
+                     re.IGNORECASE)
 _CLAUSE = re.compile(r"(?<=[.!?;:])\s+|\s+[-–—]\s+")
 
 
@@ -1061,6 +1064,34 @@ def fading(old_text: str, said: str, speaker: str = "") -> bool:
                for c in re.split(r"[,;:.!?]\s+|\s+[-–—]\s+", said))
 
 
+_WORKS_AT = re.compile(r"\b(?:i|we) (?:work|worked|am working|'m working) (?:at|for|in)\b|\b(?:my|our) (?:job|work) "
+                       r"(?:is )?(?:at|for|with)\b", re.IGNORECASE)
+_LEFT = re.compile(r"\b(?:left|leaving|quit|quitting) (?:the |my |our )?([a-z]+)", re.IGNORECASE)
+
+
+def leaves_old_workplace(old_text: str, said: str) -> bool:
+    """The speaker left the place the old statement said they work at: "Left the council in
+    October" after "I work at the council as a planner" (the word after "left" is the old
+    workplace's own; "I left the office at 6" after "I work at the office" is no change, so a
+    time right after it rules it out).
+
+    >>> leaves_old_workplace("I work at the council as a planner.", "Left the council in October, I'm freelance now.")
+    True
+    >>> leaves_old_workplace("I work at the office.", "I left the office at 6 today.")
+    False
+    """
+    m_old = _WORKS_AT.search(old_text)
+    if not m_old:
+        return False
+    place = _content(old_text[m_old.end():], set()) - _ATTRIBUTE_WORDS
+    for m in _LEFT.finditer(said):
+        after = said[m.end(): m.end() + 25].lower()
+        if (m.group(1).lower() in place and not re.match(r"\W*(?:at|by|around|early|late|today|tonight|this|\d)", after)
+                and _own_match(said, [m])):
+            return True
+    return False
+
+
 _STUDENT = re.compile(r"\b(?:(?:i'm|i am|we're) (?:a |an )?(?:\w+ )?(?:student|undergrad|undergraduate|postgrad|"
                       r"phd candidate)|i (?:study|am studying)|i'm studying|i'm (?:doing|in) (?:a |an |my )?(?:\w+ ){0,2}"
                       r"(?:degree|phd|masters|master's|year at))\b", re.IGNORECASE)
@@ -1207,7 +1238,8 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                            links=["supersedes"], confidence=round(min(0.95, 0.6 + 0.3 * a), 4))
     said = statements(new.text)
     # a change said in words of its own: "I graduated in June" after "I'm a student at Leiden"
-    strong = _says_change(said) or bool(_STUDENT.search(old.text) and _own_clause(said, _GRADUATED))
+    strong = (_says_change(said) or bool(_STUDENT.search(old.text) and _own_clause(said, _GRADUATED))
+              or leaves_old_workplace(old.text, said))
     sentences = _SENTENCE.split(said)
     ways = [_under_way(x) for x in sentences]  # each sentence read once
     progress = any(ways) or fading(old.text, said, new.speaker)
@@ -1306,7 +1338,7 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                     # ("a pack a day" -> "down to five cigarettes a day, getting there"; "20 km a week" ->
                     # "currently at 8 km a week")
                     or (progress and (a >= FALLBACK_SAME_TOPIC
-                                      or (a >= FALLBACK_SHARED_TOPIC and bool(_units(old.text) & _units(where))))))
+                                      or (a >= FALLBACK_ANCHORED_TOPIC and bool(_units(old.text) & _units(where))))))
     else:  # "now", "lately": only a direct restatement of the old statement with a new value
         digits = numbers and bool(_DIGITS.search(old.text)) and bool(_DIGITS.search(where))
         # ... or the same attribute family restated with most of its words ("Now I live in a small flat
