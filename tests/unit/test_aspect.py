@@ -216,7 +216,8 @@ PAIRS = [
 # rule built on batch 5 (then used); batch 7 (40) was written as a check of 818e1b5 (batches 5
 # and 6 built in): 19 right by c972df1, 21 by it (then used); batch 8 (11) is added detail said with a
 # situation ("On Sundays I run 5 km along the river"), which the rule read as scopes, beside real
-# scopes. The figures are in docs/judge.md.
+# scopes; batch 9 (40) was written as a check of a5fdb58 (batches 5-8 built in): 23 right
+# by c972df1, 23 by it (then used). The figures are in docs/judge.md.
 BATCH5 = [
     ('Aiko', 'I use Evernote for all my notes.', 'About a third of my notes have made it over to Obsidian; the rest are still in Evernote for now.', 'transition', 0.61),
     pytest.param('Bram', "I'm an accountant.", "I'm midway through retraining as a nurse, placements start in March.", 'transition', 0.26, marks=MISS),  # read as none
@@ -378,6 +379,48 @@ BATCH8 = [
     ('Kip', 'I run 5 km.', 'On Sundays I do 10 km instead.', 'scoped_exception', 0.6),
     ('Lia', 'I work from the office.', 'On Fridays I work from home instead.', 'scoped_exception', 0.58),
 ]
+BATCH9 = [
+    pytest.param('Arno', 'i take the tube to work', 'been walking to work more n more, tube maybe twice a week now, hoping to ditch it by summer', 'transition', 0.57, marks=MISS),  # read as none
+    pytest.param('Bryn', 'My pension is with Legal & General.', "I'm consolidating my pensions into Vanguard, two of the three have moved so far.", 'transition', 0.49, marks=MISS),  # read as supersede
+    pytest.param('Chloe', 'I do all the school runs.', 'My husband is taking over the school runs gradually, I only do Fridays now.', 'transition', 0.65, marks=MISS),  # read as none
+    ('Darius', 'I drink three energy drinks a day.', 'Cutting the energy drinks: one a day this week, none from next week hopefully.', 'transition', 0.72),
+    ('Esra', 'We use paper timesheets at the clinic.', 'The clinic is halfway through rolling out the new digital timesheets; my ward switches next month.', 'transition', 0.65),
+    ('Fitz', 'I work 60 hours a week.', "Trying to claw my life back, I'm down to about 50 hours and heading towards 40.", 'transition', 0.43),
+    pytest.param('Gala', 'I speak to my mum in Russian.', "Mum and I have been drifting into English lately, it's maybe 50/50 now.", 'transition', 0.43, marks=MISS),  # read as none
+    ('Hakon', 'I keep my files on Dropbox.', 'Still shifting stuff from Dropbox over to iCloud, the photos are done, documents next.', 'transition', 0.51),
+    pytest.param('Irma', 'I am a smoker.', 'Day 40 on the vape instead of cigarettes, the odd one at parties still.', 'transition', 0.35, marks=MISS),  # read as none
+    pytest.param('Jules', 'My band rehearses at the Barn.', "We're moving rehearsals over to Kat's garage, a couple more sessions at the Barn first.", 'transition', 0.54, marks=MISS),  # read as none
+    ('Kenji', 'I eat out most nights.', 'Learning to cook properly, so eating out is down to weekends for now, working on those too.', 'transition', 0.52),
+    ('Lucia', 'I manage the sales team.', "I'm in my last month managing sales, handing my reports over to Priya one at a time.", 'transition', 0.64),
+    ('Marlon', 'I drive a diesel van for work.', 'Got rid of the diesel van, the company gave me an electric one.', 'supersede', 0.7),
+    ('Nessa', 'I live with my boyfriend Ken.', "Ken and I broke up, I'm back at my parents' for now.", 'supersede', 0.65),
+    ('Otto', 'My favourite podcast is Serial.', "Honestly I can't stand Serial any more, it's all about Hardcore History for me.", 'supersede', 0.54),
+    ('Pim', 'I work at the council as a planner.', "Left the council in October, I'm freelance now.", 'supersede', 0.64),
+    ('Rafa', 'I play five-a-side on Wednesdays.', "Wednesday five-a-side is done for me, knees gave out, it's swimming on Wednesdays now.", 'supersede', 0.53),
+    pytest.param('Sigrid', 'I use a Samsung phone.', 'Finally caved and got an iPhone, the Samsung is in a drawer.', 'supersede', 0.54, marks=MISS),  # read as none
+    ('Tobias', 'I have two cats.', "We're down to one cat since Misty passed.", 'supersede', 0.48),
+    ('Ulla', 'My doctor is Dr. Reyes.', 'Dr. Reyes retired, so Dr. Lam is my doctor now.', 'supersede', 0.71),
+    ('Viggo', 'I go running at 6 am.', '6 am runs are no longer happening, the baby wakes at 5, so I run at lunch.', 'supersede', 0.74),
+    ('Wanda', 'I live in a flat on Elm Road.', "We've sold the Elm Road flat and bought a cottage in Devon.", 'supersede', 0.62),
+    ('Ximena', 'I teach Spanish at the college.', "I don't teach at the college these days, I do private tutoring.", 'supersede', 0.57),
+    ('Yves', 'My train pass is for zones 1-3.', 'Upgraded the train pass to zones 1-6 since I moved further out.', 'supersede', 0.8),
+    ('Zuri', 'I am learning Italian.', 'Gave Italian a rest for good, Portuguese has my heart now.', 'supersede', 0.51),
+    ('Anya', 'I am on the waiting list for a kidney.', "Had the transplant in May, so I'm off the waiting list!", 'supersede', 0.62),
+    ('Bodhi', 'I surf every morning.', 'Flat days are the exception, then I do yoga instead.', 'scoped_exception', 0.33),
+    ('Cass', 'I eat vegan.', "The only time I eat dairy is my nan's Sunday roast.", 'scoped_exception', 0.52),
+    pytest.param('Dane', 'I work from home.', "During the quarter close I'm in the office every day, though.", 'scoped_exception', 0.37, marks=MISS),  # read as none
+    ('Edie', 'I go to bed at 10.', "On match nights it's more like midnight.", 'scoped_exception', 0.41),
+    ('Femke', 'I take the train to work.', 'The train to work was packed this morning, ugh.', 'none', 0.6),
+    ('Gio', 'I drink three coffees a day.', 'My barista has learned my order, three coffees a day will do that.', 'none', 0.65),
+    ('Hiro', 'I live in Osaka.', 'My cousin just moved out of Osaka to Tokyo.', 'none', 0.69),
+    ('Ines', 'I play chess online.', 'Are you still playing chess online or did you give up?', 'none', 0.75),
+    pytest.param('Jack', 'I manage the sales team.', "The sales team is slowly moving to the new CRM, which I'm leading.", 'none', 0.54, marks=MISS),  # read as transition
+    ('Kora', 'I have a dog named Bear.', 'Bear is slowly getting used to the new harness.', 'none', 0.44),
+    ('Luka', 'I am vegetarian.', 'Vegetarian for five years now and never looked back.', 'none', 0.67),
+    ('Maeve', 'I run 30 km a week.', 'Ran 30 km this week again, legs are happy.', 'none', 0.68),
+    ('Nils', 'I work at Ikea.', 'Work at Ikea is moving me to a new department next month, same store.', 'none', 0.72),
+    ('Olga', 'I cycle to work.', "I'm thinking of switching to an e-bike for the commute at some point.", 'none', 0.3),
+]
 
 
 def _action(speaker: str, old: str, new: str, a: float) -> str:
@@ -386,7 +429,7 @@ def _action(speaker: str, old: str, new: str, a: float) -> str:
     return fallback_verdict(o, n, GateScore(a=a, b=None, d=None, escalate=True), why="test").action
 
 
-@pytest.mark.parametrize("speaker,old,new,expected,a", PAIRS + BATCH5 + BATCH6 + BATCH7 + BATCH8)
+@pytest.mark.parametrize("speaker,old,new,expected,a", PAIRS + BATCH5 + BATCH6 + BATCH7 + BATCH8 + BATCH9)
 def test_rule_reads_changes_under_way_and_scopes(speaker: str, old: str, new: str, expected: str, a: float) -> None:
     assert _action(speaker, old, new, a) == expected
 
