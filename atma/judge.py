@@ -426,12 +426,24 @@ def _own_match(said: str, matches: Any, self_negating: re.Pattern[str] | None = 
         # someone else's change, unless it is done to the speaker's own ("They've lowered my dose")
         if (_OTHER_SUBJECT.search(before) and not _MY.search(m.group(0))) or _INTENDED.search(before):
             continue
+        if (_NAMED_SUBJECT.search(before) and _ITS_OWN_OBJECT.match(said[m.end():])
+                and not _MY.search(m.group(0))):
+            continue  # "Zenit sold their best striker": the club's own change
         if (self_negating is not None and self_negating.match(m.group(0))) or not _NEGATED_CHANGE.search(before):
             return True
     return False
 
 
 _MY = re.compile(r"\b(?:my|our)\b", re.IGNORECASE)
+#: A named subject right before the change word ("Zenit sold", "Greenfield High is switching"), not
+#: the speaker ("I", "My", "We" are not names here).
+_NAMED_SUBJECT = re.compile(r"(?:^|[!?;]\s+|\.\s+(?=[A-Z]))\W*(?:[Tt]he\s+)?(?!(?:I|I'm|I've|My|Our|We|We've|We're|Me)\b)"
+                            r"[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,2}(?:'s|\s+has|\s+have|\s+is|\s+are|\s+was|\s+were|"
+                            r"\s+just|\s+finally|\s+recently|\s+now)*\s+$")
+#: ... acting on a thing of its own ("sold their best striker", "is switching to a four-day week"):
+#: its change, not the speaker's. Ending with no object ("Dr. Reyes retired, so ...") or acting
+#: on the speaker ("moved us to King's Cross") stays the speaker's news.
+_ITS_OWN_OBJECT = re.compile(r"\s+(?:their|its|his|her|a|an|the|to|some|all)\b", re.IGNORECASE)
 
 
 def _under_way(said: str) -> bool:
@@ -883,7 +895,7 @@ _EVENT_WORDS = re.compile(r"\b(?:yesterday|today|tonight|this (?:morning|afterno
 _THIRD_PERSON = re.compile(r"\b(?:he|she|they|his|her|their|him|them|he's|she's|they're)\b", re.IGNORECASE)
 _ELIDED = re.compile(r"\W*(?:gradually|slowly|halfway|half way|part ?way|bit by bit|little by little|step by step|"
                      r"in the (?:middle|midst|process) of|down to|up to|been|still|cutting|moving|switching|"
-                     r"shifting|drifting|phasing|easing|weaning|tapering|learning|handing|scaling|coming off)\b",
+                     r"shifting|drifting|phasing|easing|weaning|tapering|handing|scaling|coming off)\b",
                      re.IGNORECASE)
 _CLAUSE = re.compile(r"(?<=[.!?;:])\s+|\s+[-–—]\s+")
 

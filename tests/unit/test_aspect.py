@@ -217,7 +217,11 @@ PAIRS = [
 # and 6 built in): 19 right by c972df1, 21 by it (then used); batch 8 (11) is added detail said with a
 # situation ("On Sundays I run 5 km along the river"), which the rule read as scopes, beside real
 # scopes; batch 9 (40) was written as a check of a5fdb58 (batches 5-8 built in): 23 right
-# by c972df1, 23 by it (then used). The figures are in docs/judge.md.
+# by c972df1, 23 by it (then used); batch 10 (40) was written as a check of 9fcbd59 (batches 5-9
+# built in): 23 right by c972df1, 23 by it; then used for one reading (a named subject acting on a
+# thing of its own: "Zenit sold their best striker") and to undo one (an elided "Learning ..."
+# subject, which read "Learning German is getting easier bit by bit" as a change). The figures
+# are in docs/judge.md.
 BATCH5 = [
     ('Aiko', 'I use Evernote for all my notes.', 'About a third of my notes have made it over to Obsidian; the rest are still in Evernote for now.', 'transition', 0.61),
     pytest.param('Bram', "I'm an accountant.", "I'm midway through retraining as a nurse, placements start in March.", 'transition', 0.26, marks=MISS),  # read as none
@@ -390,7 +394,7 @@ BATCH9 = [
     ('Hakon', 'I keep my files on Dropbox.', 'Still shifting stuff from Dropbox over to iCloud, the photos are done, documents next.', 'transition', 0.51),
     pytest.param('Irma', 'I am a smoker.', 'Day 40 on the vape instead of cigarettes, the odd one at parties still.', 'transition', 0.35, marks=MISS),  # read as none
     pytest.param('Jules', 'My band rehearses at the Barn.', "We're moving rehearsals over to Kat's garage, a couple more sessions at the Barn first.", 'transition', 0.54, marks=MISS),  # read as none
-    ('Kenji', 'I eat out most nights.', 'Learning to cook properly, so eating out is down to weekends for now, working on those too.', 'transition', 0.52),
+    pytest.param('Kenji', 'I eat out most nights.', 'Learning to cook properly, so eating out is down to weekends for now, working on those too.', 'transition', 0.52, marks=MISS),  # read as none
     ('Lucia', 'I manage the sales team.', "I'm in my last month managing sales, handing my reports over to Priya one at a time.", 'transition', 0.64),
     ('Marlon', 'I drive a diesel van for work.', 'Got rid of the diesel van, the company gave me an electric one.', 'supersede', 0.7),
     ('Nessa', 'I live with my boyfriend Ken.', "Ken and I broke up, I'm back at my parents' for now.", 'supersede', 0.65),
@@ -421,6 +425,48 @@ BATCH9 = [
     ('Nils', 'I work at Ikea.', 'Work at Ikea is moving me to a new department next month, same store.', 'none', 0.72),
     ('Olga', 'I cycle to work.', "I'm thinking of switching to an e-bike for the commute at some point.", 'none', 0.3),
 ]
+BATCH10 = [
+    pytest.param('Adaeze', 'I take the night bus home.', "I've been getting lifts home from a colleague most nights, the night bus is the backup now.", 'transition', 0.68, marks=MISS),  # read as none
+    pytest.param('Bjorn', 'I rent a storage unit for my stuff.', 'Clearing out the storage unit box by box, should be empty by March.', 'transition', 0.39, marks=MISS),  # read as none
+    pytest.param('Celine', 'I get paid monthly.', 'Payroll is moving everyone to fortnightly pay, my first fortnightly payslip comes next week.', 'transition', 0.53, marks=MISS),  # read as none
+    pytest.param('Dawit', 'I speak Amharic at work.', 'More and more of my meetings are in English since the merger.', 'transition', 0.4, marks=MISS),  # read as none
+    ('Elke', 'I eat meat every day.', "I'm doing meat-free weekdays now and slowly extending it to weekends.", 'transition', 0.61),
+    ('Florin', 'I work as a plumber.', "I'm retraining as an electrician in the evenings, still plumbing by day until I qualify.", 'transition', 0.66),
+    pytest.param('Greer', 'I live in Bristol.', "We're in the middle of the move to Bath, the kids start school there next week.", 'transition', 0.3, marks=MISS),  # read as none
+    pytest.param('Hamza', 'I take 40 mg of omeprazole.', 'The GP is stepping my omeprazole down, 20 mg for the next month and then off.', 'transition', 0.79, marks=MISS),  # read as none
+    ('Isolde', 'I do my banking at the branch.', "I'm slowly moving my banking onto the app, the branch only for the odd cheque.", 'transition', 0.66),
+    ('Jarrah', 'I use Photoshop for editing.', 'Halfway through switching my editing to Affinity, the old Photoshop files still need converting.', 'transition', 0.49),
+    pytest.param('Kiri', 'I sleep in on weekends.', 'Trying to get up at 8 on weekends too, managed it two weekends out of four so far.', 'transition', 0.57, marks=MISS),  # read as none
+    ('Lennart', 'I commute by ferry.', 'The bridge opened, so I drive across now, no more ferry.', 'supersede', 0.65),
+    ('Mirela', 'My maiden name is Popescu.', "I've taken my husband's name, Ionescu, since the wedding.", 'supersede', 0.45),
+    pytest.param('Nando', 'I work the morning shift at the warehouse.', "I'm on lates at the warehouse now, 2 till 10.", 'supersede', 0.5, marks=MISS),  # read as none
+    ('Oona', 'I have a Fitbit.', 'Swapped the Fitbit for an Apple Watch at Christmas.', 'supersede', 0.72),
+    pytest.param('Piers', 'I am 5 years sober.', 'Six years sober as of yesterday!', 'supersede', 0.68, marks=MISS),  # read as none
+    ('Quilla', 'I go to Bikram yoga.', "I quit Bikram, the heat was too much; I'm doing regular hatha now.", 'supersede', 0.46),
+    ('Rohan', 'My office is in Canary Wharf.', "The firm moved us to King's Cross, so that's my office now.", 'supersede', 0.41),
+    ('Saskia', 'I am a member of the Green Party.', 'I cancelled my Green Party membership after the vote.', 'supersede', 0.75),
+    ('Teodor', 'I run a small bakery.', "We closed the bakery in the summer; I'm baking from home for friends only.", 'supersede', 0.67),
+    ('Uma', 'I wear contact lenses.', 'Had laser surgery in April, no more contacts.', 'supersede', 0.39),
+    pytest.param('Vito', 'My go-to coffee order is a flat white.', "It's an oat cortado every time these days, flat whites feel too big.", 'supersede', 0.55, marks=MISS),  # read as none
+    pytest.param('Wilma', 'I am on maternity leave.', 'Back at work since Monday, three days a week.', 'supersede', 0.32, marks=MISS),  # read as none
+    pytest.param('Xander', 'I live alone.', 'My girlfriend moved in with me last month.', 'supersede', 0.24, marks=MISS),  # read as none
+    ('Yuki', 'I play the shamisen.', "Gave the shamisen away to my niece, I don't play anymore.", 'supersede', 0.77),
+    ('Zora', 'I walk to work.', 'When it pours I take the bus instead.', 'scoped_exception', 0.32),
+    ('Aurel', 'I never drink on weeknights.', 'Friday drinks with the team are the exception.', 'scoped_exception', 0.5),
+    pytest.param('Britt', 'I do my shopping on Saturdays.', 'Around Christmas I shop midweek instead, the crowds are awful.', 'scoped_exception', 0.54, marks=MISS),  # read as none
+    ('Cato', 'I take the stairs at work.', 'The stairs were closed today so I took the lift.', 'none', 0.6),
+    ('Dilys', 'I live in Cardiff.', 'My daughter is slowly moving her things to her new flat in Cardiff.', 'none', 0.35),
+    ('Emrys', 'I drive an Audi.', "The Audi's been in the garage all week, so annoying.", 'none', 0.58),
+    ('Fatou', 'I teach maths at Greenfield High.', 'Greenfield High is switching to a four-day week next year, apparently.', 'none', 0.38),
+    ('Gorm', 'I swim at 7 every morning.', 'Swam at 7 again this morning, freezing!', 'none', 0.69),
+    ('Hester', 'I am learning German.', 'Learning German is getting easier bit by bit.', 'none', 0.66),
+    ('Ilya', 'I support Zenit.', "Zenit sold their best striker, we're all gutted.", 'none', 0.52),
+    ('Jonna', 'I work at the library.', 'Is the library still hiring, do you know?', 'none', 0.62),
+    ('Kwame', 'I have two kids.', 'The kids are finally moving up to the big school in September.', 'none', 0.16),
+    ('Leif', 'I cycle 100 km a week.', "Might cut back to 80 km a week in winter, we'll see.", 'none', 0.48),
+    pytest.param('Mona', 'I take the 8:05 train.', 'The 8:05 was cancelled again, I got the 8:35.', 'none', 0.52, marks=MISS),  # read as supersede
+    ('Nuno', 'My favourite band is Muse.', "Muse are touring again, can't wait!", 'none', 0.62),
+]
 
 
 def _action(speaker: str, old: str, new: str, a: float) -> str:
@@ -429,7 +475,7 @@ def _action(speaker: str, old: str, new: str, a: float) -> str:
     return fallback_verdict(o, n, GateScore(a=a, b=None, d=None, escalate=True), why="test").action
 
 
-@pytest.mark.parametrize("speaker,old,new,expected,a", PAIRS + BATCH5 + BATCH6 + BATCH7 + BATCH8 + BATCH9)
+@pytest.mark.parametrize("speaker,old,new,expected,a", PAIRS + BATCH5 + BATCH6 + BATCH7 + BATCH8 + BATCH9 + BATCH10)
 def test_rule_reads_changes_under_way_and_scopes(speaker: str, old: str, new: str, expected: str, a: float) -> None:
     assert _action(speaker, old, new, a) == expected
 
