@@ -380,7 +380,7 @@ _ENDED = re.compile(
     r"diet|meds|medication|pills?|caffeine|sugar|booze|alcohol|coffee|meat|dairy|gluten|carbs|cigarettes|nicotine|"
     r"social media|antidepressants|painkillers|steroids|insulin)|(?:i'm|i am|we're|we are) (?:now |finally |officially )?"
     r"off (?:the|my) (?:\w+ )?(?:list|register|payroll|rota|roster|books)|(?:is|are|'s) (?:all )?(?:done|over|finished) "
-    r"for (?:me|us)|for good|(?:has |have |'s )?(?:taken|took) over (?:as|from me)|"
+    r"for (?:me|us)|(?:gave|give|gone|quit|left|moved|stopped|put|packed|sold|retired|rest|closed|shut)(?: \w+){0,3} for good|(?:has |have |'s )?(?:taken|took) over (?:as|from me)|"
     r"replaced me|(?:i've|i have|we've|we have) outgrown|my new (?:\w+ ){0,2}(?:is|are|'s)|"
     r"kicked (?:the|my|that) (?:\w+ ){0,2}habit|(?:went|go|going) our separate ways|parted ways|called it quits|"
     r"broke it off)\b",
@@ -437,7 +437,9 @@ def _own_match(said: str, matches: Any, self_negating: re.Pattern[str] | None = 
 _MY = re.compile(r"\b(?:my|our)\b", re.IGNORECASE)
 #: A named subject right before the change word ("Zenit sold", "Greenfield High is switching"), not
 #: the speaker ("I", "My", "We" are not names here).
-_NAMED_SUBJECT = re.compile(r"(?:^|[!?;]\s+|\.\s+(?=[A-Z]))\W*(?:[Tt]he\s+)?(?!(?:I|I'm|I've|My|Our|We|We've|We're|Me)\b)"
+_NAMED_SUBJECT = re.compile(r"(?:^|[!?;]\s+|\.\s+(?=[A-Z]))\W*(?:[Tt]he\s+)?(?!(?:I|I'm|I've|My|Our|We|We've|We're|Me|It|This|That|These|Those|There|Here|What|Which|Who|"
+                            r"Everyone|Everything|Nothing|Someone|Something|You|He|She|They|Yes|No|So|And|But|Then|Now|"
+                            r"Also|Just|Still|Finally|Today|Yesterday)\b)"
                             r"[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*){0,2}(?:'s|\s+has|\s+have|\s+is|\s+are|\s+was|\s+were|"
                             r"\s+just|\s+finally|\s+recently|\s+now)*\s+$")
 #: ... acting on a thing of its own ("sold their best striker", "is switching to a four-day week"):
