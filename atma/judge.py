@@ -717,6 +717,61 @@ def moves_from_old_value(old_text: str, new_text: str) -> bool:
     return any(re.search(_MOVES_FROM.format(w=w), low) for w in values)
 
 
+#: Wording that names what ended or what a change starts from, followed by that thing:
+#: "no more tap dance", "quit the choir", "instead of oat milk", "switched from Spotify",
+#: "moved out of Leeds", "it's bachata now, not salsa".
+_NAMES_ENDED = re.compile(
+    r"(?:\bno (?:more|longer)|\bquit(?:ting)?|\bgave up|\bgiving up|\bditched|\bdropped|\bstopped|\binstead of|"
+    r"\brather than|\bswitched (?:away )?from|\bswitching from|\bmoved (?:away )?from|\bmoved out of|\bswapped|"
+    r"\btraded|\bleft|,\s*not)\s+((?:[\w'-]+\s*){1,6})", re.IGNORECASE)
+_NAMED_LEAD = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their|doing|playing|being|going to|going|with|at|in|"
+                         r"on|for|to|all|any|that|this|those|these|so|as|of)\s+)+", re.IGNORECASE)
+_NAMED_END = re.compile(r"\s+(?:for|and|to|but|because|since|now|anymore|any|at|in|with|so|or|as|after|"
+                        r"before|when|then|this|last|these|nowadays|altogether|completely|entirely|though|"
+                        r"once|by|on|of|is|was|it|i|me|we)\b.*$", re.IGNORECASE)
+
+
+_NAMED_TAIL = re.compile(r"\s+(?:last|this|next|yesterday|today|ago|now|anymore|since|for|because|but|and|so|"
+                         r"after|before|when|though)\b.*$", re.IGNORECASE)
+#: What follows "left", "stopped", "dropped" ... when it is no thing that ended ("left early",
+#: "stopped by the shop", "dropped him a line").
+_NAMED_NOT_A_THING = re.compile(r"^(?:by|early|late|home|behind|over|off|out|around|him|her|them|it|me|us|you|"
+                                r"a (?:message|note|comment|line|review)|work early)\b", re.IGNORECASE)
+
+
+def named_old_values(text: str) -> list[str]:
+    """What a statement names as ended or left behind, at most two phrases, for a second search
+    of the old record when the statement's other words (the new value) lead the first search
+    elsewhere. Pure text; the Judge still decides the pair.
+
+    >>> named_old_values("Update on my end: No more tap dance for me, I signed up for bachata classes.")
+    ['tap dance']
+    >>> named_old_values("Switched from Spotify to Tidal last week.")
+    ['spotify']
+    >>> named_old_values("I love my new flat, it's great.")
+    []
+    """
+    out: list[str] = []
+    for m in _NAMES_ENDED.finditer(statements(text)):
+        whole = _NAMED_LEAD.sub("", m.group(1).strip().lower()).strip()
+        if _NAMED_NOT_A_THING.match(whole):
+            continue
+        phrase = _NAMED_END.sub("", whole)
+        if not _content(phrase, set()) - _ATTRIBUTE_WORDS:  # "my job at the bakery", "live in Bergen"
+            phrase = _NAMED_TAIL.sub("", whole)
+        phrase = re.sub(r"[^\w'\s-]", "", phrase).strip()
+        if _content(phrase, set()) - _ATTRIBUTE_WORDS and phrase not in out:
+            out.append(phrase)
+    return out[:2]
+
+
+def names_phrase(text: str, phrase: str) -> bool:
+    """``text`` holds every word of ``phrase`` that names a value (not the attribute):
+    "My Friday nights are tap dance nights now" holds "tap dance"."""
+    want = _content(phrase, set()) - _ATTRIBUTE_WORDS
+    return bool(want) and want <= _content(text, set())
+
+
 #: Topic agreement at or above which the fallback treats a pair as the same attribute.
 FALLBACK_SAME_TOPIC = 0.6
 #: Topic agreement at which a pair without any shared content word still counts as one attribute.

@@ -19,7 +19,8 @@ import numpy as np
 from . import controller as ctl
 from .answercheck import check_answer
 from .bank import BankError, StateBank, check_namespace
-from .judge import (MAX_RAW_CHARS, Verdict, admission, fallback_verdict, keep_strongest_changes, names_shared,
+from .judge import (MAX_RAW_CHARS, Verdict, admission, fallback_verdict, keep_strongest_changes, named_old_values,
+                    names_phrase, names_shared,
                     pair_prefilter, plan_commit, reported_earlier)
 from .packet import PREDECESSOR, Candidate, apply_selection, build_pool, prerank, shape_packet, top_k
 from .profiler import profile
@@ -40,6 +41,11 @@ class OverlayConfig:
     k: int = 5  # packet size (retrieval budget)
     seed_k: int = 10  # host seeds per query
     candidate_k: int = 12  # host hits searched per write for prior states
+    # A statement that names what ended ("No more tap dance for me, I signed up for bachata")
+    # searches the host once more for that name (this many hits, each kept only when it holds
+    # the name), and a candidate holding the name is judged whatever the gate says: the first
+    # search follows the new value's words. 0: off.
+    named_search_k: int = 4
     # Judge calls per write at most (strongest gate pairs first). None: the Judge's own
     # ``max_pairs`` (1 for an LLM Judge, 3 for the verdict model, which takes milliseconds).
     max_judge_pairs: int | None = None
@@ -443,8 +449,17 @@ class ATMAOverlay:
         The new record is provisional: its id and host id are given when the plan is applied."""
         ns, cfg = self.namespace, self.config
         t0 = _time.perf_counter()
-        hits = self.host.search(text, namespace=ns, k=cfg.candidate_k)
-        candidates = self._prior_states(hits)
+        hits = list(self.host.search(text, namespace=ns, k=cfg.candidate_k))
+        named = named_old_values(text) if cfg.named_search_k > 0 and admission(text) is None else []
+        first = len(hits)
+        seen_hosts = {h.host_id for h in hits}
+        for phrase in named:
+            for h in self.host.search(phrase, namespace=ns, k=cfg.named_search_k):
+                if h.host_id not in seen_hosts and names_phrase(h.text, phrase):
+                    seen_hosts.add(h.host_id)
+                    hits.append(h)
+        candidates = self._prior_states(hits, named_from=first)
+        holds_name = {old.id for old, _src in candidates if any(names_phrase(old.text, ph) for ph in named)}
         t_search = _time.perf_counter()
 
         new_feat = np.asarray(self.gate.features([text])[0], dtype=np.float32)
@@ -457,8 +472,9 @@ class ATMAOverlay:
         close = cfg.close_pair_a if (getattr(self.judge, "cheap", False) or not cfg.use_judge) else None
         escalated = [] if skip else sorted(
             (p for p in zip(candidates, scores)
-             if p[1].escalate or (close is not None and (p[1].a >= close or names_shared(p[0][0], text)))),
-            key=lambda p: -p[1].a)
+             if p[1].escalate or p[0][0].id in holds_name
+             or (close is not None and (p[1].a >= close or names_shared(p[0][0], text)))),
+            key=lambda p: (p[0][0].id not in holds_name, -p[1].a))
         same_only = cfg.same_speaker_only
         if same_only is None:
             same_only = not getattr(self.judge, "handles_speakers", False) or not cfg.use_judge
@@ -585,8 +601,9 @@ class ATMAOverlay:
                 out.append((h, eps))
         return out
 
-    def _prior_states(self, hits: Sequence[HostHit]) -> list[tuple[Record, str]]:
-        """P_j: live records behind the host's hits, plus the live head of any stale hit's chain."""
+    def _prior_states(self, hits: Sequence[HostHit], named_from: int | None = None) -> list[tuple[Record, str]]:
+        """P_j: live records behind the host's hits, plus the live head of any stale hit's chain.
+        Hits from ``named_from`` on came from the search for a name the statement ended."""
         ns = self.namespace
         out: list[tuple[Record, str]] = []
         seen: set[str] = set()
@@ -597,7 +614,8 @@ class ATMAOverlay:
                 continue
             if rec.is_live:
                 seen.add(rec.id)
-                out.append((rec, f"host#{rank}"))
+                out.append((rec, f"host#{rank}" if named_from is None or rank <= named_from
+                                else f"named#{rank - named_from}"))
             else:
                 heads.append((self.bank.head(ns, rec.id), rec.id))
         if heads:

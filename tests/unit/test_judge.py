@@ -307,6 +307,61 @@ def test_cheap_judge_also_sees_pairs_that_share_a_name():
     assert other.trace.judge == ()  # no shared name, no close gate score: not judged
 
 
+class _FlatGate:
+    """Every pair at one topic score, none escalated: only what the overlay itself picks is judged."""
+
+    name = "flat"
+    cache_key = "flat"
+
+    def __init__(self, emb, a):
+        self.emb, self.a = emb, a
+
+    def features(self, texts):
+        return self.emb.encode(list(texts))
+
+    def route(self, new, olds):
+        from atma.protocols import GateScore
+        return [GateScore(a=self.a, b=None, d=None, escalate=False) for _ in range(len(olds))]
+
+
+@pytest.mark.parametrize("named_k,changed", [(4, True), (0, False)])
+def test_a_statement_that_names_what_ended_searches_for_it(named_k, changed):
+    # "No more tap dance for me, I signed up for bachata classes": the write's search follows the
+    # new value's words, and five turns about signing up for classes push the old statement out
+    # of the three candidates; the second search, for the ended name, brings it back and it is judged.
+    from atma import ATMAOverlay, OverlayConfig
+    from atma.judging import RuleJudge
+    from atma.testing import HashEmbedder, InMemoryHost
+
+    emb = HashEmbedder()
+    ov = ATMAOverlay(InMemoryHost(embedder=emb), namespace="u", gate=_FlatGate(emb, 0.5), judge=RuleJudge(),
+                     config=OverlayConfig(candidate_k=3, close_pair_a=0.9, named_search_k=named_k))
+    ov.add("My Friday nights are tap dance nights now, who even am I?", time="2023-03-16T14:41", speaker="Jon")
+    for i, t in enumerate(["Signed up for a pottery class for me and my sister.",
+                           "I'm hooked on these cooking classes, signed up again.",
+                           "The classes for me at the studio are hooked on Mondays.",
+                           "I signed up for a 10k run, I'm hooked on running.",
+                           "Signed up for Spanish classes for me, I'm hooked."]):
+        ov.add(t, time=f"2023-04-0{i + 1}T10:00", speaker="Jon")
+    res = ov.add("Update on my end: No more tap dance for me, I signed up for bachata classes and I'm hooked.",
+                 time="2023-07-09T13:30", speaker="Jon")
+    assert ("r1" in {c.id for c in res.trace.candidates}) is changed
+    assert res.trace.changes == (({"action": "supersede", "old_id": "r1"},) if changed else ())
+    assert [c.old_id for c in res.trace.judge] == (["r1"] if changed else [])  # the classes turns are not judged
+
+
+def test_named_old_values_reads_what_ended():
+    from atma.judge import named_old_values
+    assert named_old_values("Update on my end: No more tap dance for me, I signed up for bachata.") == ["tap dance"]
+    assert named_old_values("I quit my job at the bakery.") == ["job at the bakery"]
+    assert named_old_values("I no longer live in Bergen.") == ["live in bergen"]
+    assert named_old_values("It's bachata now, not salsa.") == ["salsa"]
+    assert named_old_values("Drinking oat milk instead of cow's milk these days.") == ["cow's milk"]
+    for text in ("I left early yesterday.", "I stopped by the shop.", "Dropped him a line.", "I love my new flat.",
+                 "No more questions?"):
+        assert named_old_values(text) == [], text
+
+
 def test_a_greeted_name_is_no_shared_name():
     # "Hey John," opens both turns: the name addressed is not what either statement is about
     old = "Hey John, been a while. I donated my old car to a shelter I volunteer at yesterday."
