@@ -139,14 +139,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--max-judge-pairs", type=int, default=None,
                     help="pairs the Judge sees per write (default: the Judge's own, 5 per side for the rule)")
     ap.add_argument("--candidate-k", type=int, default=None, help="host hits searched per write (default 12)")
+    ap.add_argument("--named-search-k", type=int, default=None,
+                    help="hits of the second search for a value the statement ended (default 4; 0: off)")
     ap.add_argument("--out", default=None, help="write results.json here")
     args = ap.parse_args(argv)
+    if args.named_search_k is not None and args.named_search_k < 0:
+        print(f"error: --named-search-k wants 0 or more (got {args.named_search_k})", file=sys.stderr)
+        return 2
     for flag, v in (("--max-judge-pairs", args.max_judge_pairs), ("--candidate-k", args.candidate_k)):
         if v is not None and v < 1:
             print(f"error: {flag} wants a positive number (got {v})", file=sys.stderr)
             return 2
-    config = {k: v for k, v in (("max_judge_pairs", args.max_judge_pairs), ("candidate_k", args.candidate_k))
-              if v is not None}
+    config = {k: v for k, v in (("max_judge_pairs", args.max_judge_pairs), ("candidate_k", args.candidate_k),
+                                ("named_search_k", args.named_search_k)) if v is not None}
     try:
         profiles = [int(x) for x in args.profiles.split(",") if x.strip()]
     except ValueError:
