@@ -455,6 +455,25 @@ def _under_way(said: str) -> bool:
                for x in _SENTENCE.split(said))
 
 
+#: "moved my direct debits over", "moving the sofa": a thing moved, named after a determiner.
+_MOVED_THING = re.compile(r"\b(?:moved|moving|move)\s+(?:(?:all|some|most|half)\s+(?:of\s+)?)?"
+                          r"(?:my|our|the|his|her|their|a|an|those|these|this|that)\s+((?:[\w'-]+\s*){1,3})",
+                          re.IGNORECASE)
+#: ... unless the thing is a household: "moved the whole family to Denver", "moving all our stuff".
+_MOVED_HOUSEHOLD = re.compile(r"\b(?:family|families|kids|children|stuff|things|belongings|boxes|life|lives|whole|"
+                              r"everything|household|furniture|house|home|flat|apartment|office|business)\b",
+                              re.IGNORECASE)
+
+
+def _moved_thing(old_text: str, m: re.Match[str]) -> str:
+    """The match blanked when it moves a thing that is neither a household nor the old value's own
+    ("Moved my yoga class to Thursdays" after "Yoga is on Mondays" stays a change)."""
+    thing = m.group(1)
+    if _MOVED_HOUSEHOLD.search(thing) or _content(thing, set()) & _content(old_text, set()):
+        return m.group(0)
+    return " "
+
+
 def _says_change(sentence: str) -> bool:
     """Strong change wording in ``sentence``, not under a negation ("won't quit") and not said of
     someone else ("my friend switched")."""
@@ -1307,7 +1326,9 @@ def fallback_verdict(old: Record, new: Record, score: GateScore | None, *, why: 
                            links=["supersedes"], confidence=round(min(0.95, 0.6 + 0.3 * a), 4))
     said = statements(new.text)
     # a change said in words of its own: "I graduated in June" after "I'm a student at Leiden"
-    strong = (_says_change(said) or bool(_STUDENT.search(old.text) and _own_clause(said, _GRADUATED))
+    # "Moved my direct debits over": things moved, not the speaker nor the old value's own thing
+    strong = ((_says_change(said) and _says_change(_MOVED_THING.sub(lambda m: _moved_thing(old.text, m), said)))
+              or bool(_STUDENT.search(old.text) and _own_clause(said, _GRADUATED))
               or leaves_old_workplace(old.text, said))
     sentences = _SENTENCE.split(said)
     ways = [_under_way(x) for x in sentences]  # each sentence read once
