@@ -1514,35 +1514,14 @@ def value_root(r: Record) -> str:
     return str((r.meta or {}).get("value_of") or r.id)
 
 
-#: The part of a statement that says what holds now ("I'm with Sam now", "it's just our kitten
-#: Pickle now"): an old record that shares words with this part only talks about the new value.
-_NOW_PART = re.compile(r"\b(?:now|these days|nowadays)\b", re.IGNORECASE)
-_PARTS = re.compile(r"[,;:.!?]+\s+|\s+[-–—]+\s+")
-
-
-def _touches_ended_part(old_text: str, new_text: str) -> bool:
-    """The old record shares a word with a part of the new statement other than the one that says
-    what holds now ("Daniel and I split up in spring; I'm with Sam now": "My partner is Daniel"
-    does, "Introduced Sam to my parents" does not). True when the statement has no such split."""
-    parts = [x for x in _PARTS.split(new_text) if x.strip()]
-    rest = [x for x in parts if not _NOW_PART.search(x)]
-    if len(parts) < 2 or len(rest) == len(parts) or not rest:
-        return True
-    return bool(_content(old_text, set()) & _content(" ".join(rest), set()))
-
-
-def keep_strongest_changes(decisions: Sequence[tuple[Record, Verdict]], limit: int | None,
-                           new_text: str = "") -> list[tuple[Record, Verdict]]:
+def keep_strongest_changes(decisions: Sequence[tuple[Record, Verdict]], limit: int | None
+                           ) -> list[tuple[Record, Verdict]]:
     """At most ``limit`` state changes among one write's verdicts: the most confident (ties: the
-    stronger gate pair, which comes first) stay; the others become "none" with the reason. With
-    ``new_text``, a change whose old record shares words only with the part of the statement
-    that says what holds now yields to one anchored in the rest ("Daniel and I split up in
-    spring; I'm with Sam now" ends "My partner is Daniel", not "Introduced Sam to my parents")."""
+    stronger gate pair, which comes first) stay; the others become "none" with the reason."""
     changes = [i for i, (_, v) in enumerate(decisions) if v.action in ("supersede", "transition")]
     if limit is None or len(changes) <= limit:
         return list(decisions)
-    ended = {i: _touches_ended_part(decisions[i][0].text, new_text) if new_text else True for i in changes}
-    ranked = sorted(changes, key=lambda i: (not ended[i], -(decisions[i][1].confidence or 0.0), i))
+    ranked = sorted(changes, key=lambda i: (-(decisions[i][1].confidence or 0.0), i))
     drop = set(ranked[limit:])
     out = []
     for i, (old, v) in enumerate(decisions):
