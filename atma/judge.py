@@ -1514,14 +1514,46 @@ def value_root(r: Record) -> str:
     return str((r.meta or {}).get("value_of") or r.id)
 
 
-def keep_strongest_changes(decisions: Sequence[tuple[Record, Verdict]], limit: int | None
-                           ) -> list[tuple[Record, Verdict]]:
+#: The part of a statement that says what holds now ("I'm with Sam now", "it's just our kitten
+#: Pickle now"): an old record that shares words with this part only talks about the new value.
+_NOW_PART = re.compile(r"\b(?:now|these days|nowadays)\b", re.IGNORECASE)
+_PARTS = re.compile(r"[,;:.!?]+\s+|\s+[-–—]+\s+")
+
+
+def _about_new_value(old_text: str, new_text: str) -> bool:
+    """The old record shares names with the new statement only in the part that says what holds
+    now: it is about the new value, not the ended one ("Daniel and I split up in spring; I'm with
+    Sam now": "Introduced Sam to my parents" is, "My partner is Daniel" is not). Names only — a
+    shared common word ("these days, not 4") says nothing about which side it is on."""
+    names = (_proper(old_text, set()) | _proper(new_text, set()))
+    old_low, new_low = old_text.lower(), new_text.lower()
+    shared = {n for n in names if re.search(rf"\b{re.escape(n)}\b", old_low) and re.search(rf"\b{re.escape(n)}\b", new_low)}
+    if not shared:
+        return False
+    parts = [x.lower() for x in _PARTS.split(new_text) if x.strip()]
+    now = [x for x in parts if _NOW_PART.search(x) and not _NOW_AND_THEN.search(x)]
+    rest = " ".join(x for x in parts if x not in now)
+    if not now or not rest:
+        return False
+    in_now = any(re.search(rf"\b{re.escape(n)}\b", x) for n in shared for x in now)
+    return in_now and not any(re.search(rf"\b{re.escape(n)}\b", rest) for n in shared)
+
+
+_NOW_AND_THEN = re.compile(r"\bnow and (?:then|again)\b|\bevery now\b", re.IGNORECASE)
+
+
+def keep_strongest_changes(decisions: Sequence[tuple[Record, Verdict]], limit: int | None,
+                           new_text: str = "") -> list[tuple[Record, Verdict]]:
     """At most ``limit`` state changes among one write's verdicts: the most confident (ties: the
-    stronger gate pair, which comes first) stay; the others become "none" with the reason."""
+    stronger gate pair, which comes first) stay; the others become "none" with the reason. With
+    ``new_text``, a change whose old record shares names only with the part of the statement
+    that says what holds now yields to the others ("Daniel and I split up in spring; I'm with
+    Sam now" ends "My partner is Daniel", not "Introduced Sam to my parents")."""
     changes = [i for i, (_, v) in enumerate(decisions) if v.action in ("supersede", "transition")]
     if limit is None or len(changes) <= limit:
         return list(decisions)
-    ranked = sorted(changes, key=lambda i: (-(decisions[i][1].confidence or 0.0), i))
+    later = {i: bool(new_text) and _about_new_value(decisions[i][0].text, new_text) for i in changes}
+    ranked = sorted(changes, key=lambda i: (later[i], -(decisions[i][1].confidence or 0.0), i))
     drop = set(ranked[limit:])
     out = []
     for i, (old, v) in enumerate(decisions):

@@ -501,7 +501,7 @@ class ATMAOverlay:
             llm_s += call.latency_s
             decisions.append((old, verdict))
             calls.append(call)
-        decisions = keep_strongest_changes(decisions, cfg.max_changes)
+        decisions = keep_strongest_changes(decisions, cfg.max_changes, text)
         t_judge = _time.perf_counter()
         slots = {old.slot or old.id for old, v in decisions if v.action != "none" or v.same_value}
         seen = {s: _members_key(self.bank.slot_members(ns, s)) for s in slots}

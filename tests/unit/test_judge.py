@@ -165,6 +165,27 @@ def test_one_write_commits_its_strongest_change_only():
     assert [x.action for _, x in keep_strongest_changes(list(zip(recs, v)), None)] == ["supersede"] * 3
 
 
+@pytest.mark.parametrize("new,olds,kept", [
+    # found on own scenarios (eval.named_scenarios): the record about the new value outranked the ended one
+    ("Daniel and I split up in spring; I'm with Sam now.",
+     ["My partner is Daniel, we met at a wedding.", "Introduced Sam to my parents."], 0),
+    ("We rehomed Biscuit with my parents' farm, it's just our kitten Pickle now.",
+     ["We named the kitten Pickle.", "Our dog Biscuit is a beagle, he is a menace with socks."], 1),
+    # no part that says what holds now: confidence alone decides, as before
+    ("I moved to York last month.", ["I rent a flat in Leeds.", "Leeds rent is steep."], 1),
+])
+def test_the_change_anchored_in_what_ended_outranks_one_about_the_new_value(new, olds, kept):
+    from atma.judge import Verdict, keep_strongest_changes
+    from atma.records import Record
+
+    recs = [Record(id=f"r{i}", namespace="u", text=t) for i, t in enumerate(olds)]
+    v = [Verdict(action="supersede", conflict_status="conflict", conflict_type="temporal_update", links=["supersedes"],
+                 confidence=c) for c in (0.6, 0.9)]  # the second pair is the more confident
+    out = keep_strongest_changes(list(zip(recs, v)), 1, new)
+    assert [i for i, (_, x) in enumerate(out) if x.action == "supersede"] == [kept]
+    assert keep_strongest_changes(list(zip(recs, v)), 1)[1][1].action == "supersede"  # without the text: confidence
+
+
 # Written for the rule's counted-things, change-sentence and contrast anchors (own wording, not LTP's).
 _COUNTED_CHANGES = [
     ("I work as a paralegal at a small firm downtown.", "I'm not a paralegal anymore - I started law school in September."),
