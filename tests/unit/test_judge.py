@@ -170,9 +170,15 @@ def test_one_write_commits_its_strongest_change_only():
     ("Daniel and I split up in spring; I'm with Sam now.",
      ["My partner is Daniel, we met at a wedding.", "Introduced Sam to my parents."], 0),
     ("We rehomed Biscuit with my parents' farm, it's just our kitten Pickle now.",
-     ["We named the kitten Pickle.", "Our dog Biscuit is a beagle, he is a menace with socks."], 1),
+     ["Our dog Biscuit is a beagle, he is a menace with socks.", "We named the kitten Pickle."], 0),
     # no part that says what holds now: confidence alone decides, as before
     ("I moved to York last month.", ["I rent a flat in Leeds.", "Leeds rent is steep."], 1),
+    # no shared name, or a name outside the "now" part too: confidence decides (a words-based
+    # version of this ranking cost LTP dev four updates: "these days, not 4", "now and then")
+    ("Reading pace update: I'm at 6 books a month these days, not 4.",
+     ["I read about 4 books a month.", "Books before bed are my thing."], 1),
+    ("I still like travel writing now and then, but lately Hilary Mantel is my favourite.",
+     ["Give me travel writing and a rainy day.", "Reading Hilary Mantel on the train."], 1),
 ])
 def test_the_change_anchored_in_what_ended_outranks_one_about_the_new_value(new, olds, kept):
     from atma.judge import Verdict, keep_strongest_changes
