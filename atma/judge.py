@@ -1520,26 +1520,23 @@ _NOW_PART = re.compile(r"\b(?:now|these days|nowadays)\b", re.IGNORECASE)
 _PARTS = re.compile(r"[,;:.!?]+\s+|\s+[-–—]+\s+")
 
 
+_NOW_AND_THEN = re.compile(r"\bnow and (?:then|again)\b|\bevery now\b", re.IGNORECASE)
+
+
 def _about_new_value(old_text: str, new_text: str) -> bool:
     """The old record shares names with the new statement only in the part that says what holds
     now: it is about the new value, not the ended one ("Daniel and I split up in spring; I'm with
     Sam now": "Introduced Sam to my parents" is, "My partner is Daniel" is not). Names only — a
     shared common word ("these days, not 4") says nothing about which side it is on."""
-    names = (_proper(old_text, set()) | _proper(new_text, set()))
-    old_low, new_low = old_text.lower(), new_text.lower()
-    shared = {n for n in names if re.search(rf"\b{re.escape(n)}\b", old_low) and re.search(rf"\b{re.escape(n)}\b", new_low)}
-    if not shared:
-        return False
+    old_low = old_text.lower()
     parts = [x.lower() for x in _PARTS.split(new_text) if x.strip()]
+    shared = [re.compile(rf"\b{re.escape(n)}\b") for n in _proper(old_text, set()) | _proper(new_text, set())]
+    shared = [n for n in shared if n.search(old_low) and any(n.search(x) for x in parts)]
     now = [x for x in parts if _NOW_PART.search(x) and not _NOW_AND_THEN.search(x)]
     rest = " ".join(x for x in parts if x not in now)
-    if not now or not rest:
+    if not shared or not now or not rest:
         return False
-    in_now = any(re.search(rf"\b{re.escape(n)}\b", x) for n in shared for x in now)
-    return in_now and not any(re.search(rf"\b{re.escape(n)}\b", rest) for n in shared)
-
-
-_NOW_AND_THEN = re.compile(r"\bnow and (?:then|again)\b|\bevery now\b", re.IGNORECASE)
+    return any(n.search(x) for n in shared for x in now) and not any(n.search(rest) for n in shared)
 
 
 def keep_strongest_changes(decisions: Sequence[tuple[Record, Verdict]], limit: int | None,

@@ -450,7 +450,8 @@ class ATMAOverlay:
         ns, cfg = self.namespace, self.config
         t0 = _time.perf_counter()
         hits = list(self.host.search(text, namespace=ns, k=cfg.candidate_k))
-        named = named_old_values(text) if cfg.named_search_k > 0 and admission(text) is None else []
+        not_admitted = admission(text)  # a question or a short reaction (None: a statement)
+        named = named_old_values(text) if cfg.named_search_k > 0 and not_admitted is None else []
         first = len(hits)
         seen_hosts = {h.host_id for h in hits}
         for phrase in named:
@@ -468,7 +469,7 @@ class ATMAOverlay:
 
         new = Record(id="", seq=0, namespace=ns, text=text, time=when, speaker=speaker,
                      meta=annotate_time(text, when, meta))
-        skip = admission(text) if cfg.admission else None
+        skip = not_admitted if cfg.admission else None
         close = cfg.close_pair_a if (getattr(self.judge, "cheap", False) or not cfg.use_judge) else None
         escalated = [] if skip else sorted(
             (p for p in zip(candidates, scores)
